@@ -1,0 +1,77 @@
+# mcpfleet build entry point. `make` on a fresh machine installs what the project needs:
+# Node >= 22 (Node 24 LTS from the npm registry into .tools/ when the machine's is older),
+# then the npm dependencies.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := all
+
+NODE_MAJOR_MIN := 22
+NODE_LTS := 24
+TOOLS := $(CURDIR)/.tools
+NODE_ARCH := $(shell uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/')
+LOCAL_NODE_BIN := $(TOOLS)/node_modules/node-linux-$(NODE_ARCH)/bin
+SYSTEM_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+
+ifeq ($(shell test $(SYSTEM_NODE_MAJOR) -ge $(NODE_MAJOR_MIN) && echo ok),ok)
+NODE_STAMP :=
+else
+export PATH := $(LOCAL_NODE_BIN):$(PATH)
+NODE_STAMP := $(LOCAL_NODE_BIN)/node
+endif
+
+NPM := npm --no-fund --no-audit --loglevel=error
+RUN := node --enable-source-maps
+
+.PHONY: all install build generate check lint typecheck format fresh test test-unit synth bench serve clean
+
+all: install build
+
+$(LOCAL_NODE_BIN)/node:
+	@echo "make: machine Node is $(SYSTEM_NODE_MAJOR); installing Node $(NODE_LTS) LTS into .tools/"
+	@mkdir -p $(TOOLS)
+	@$(NPM) install --prefix $(TOOLS) --no-save --no-package-lock node-linux-$(NODE_ARCH)@$(NODE_LTS)
+	@$@ --version
+
+node_modules/.installed: package.json package-lock.json $(NODE_STAMP)
+	$(NPM) ci
+	@touch $@
+
+install: node_modules/.installed
+
+build: install
+	npx tsc -p tsconfig.build.json
+
+# Regenerate everything derived from schemas/: generated/ types, crds/, docs/api/.
+generate: install
+	$(RUN) --import tsx scripts/generate.ts
+
+# Fails when generated files differ from what `make generate` produces.
+fresh: install
+	$(RUN) --import tsx scripts/generate.ts --check
+
+lint: install
+	npx eslint --max-warnings 0 .
+	npx prettier --check .
+
+typecheck: install
+	npx tsc -p tsconfig.json --noEmit
+
+format: install
+	npx prettier --write .
+
+check: lint typecheck fresh
+
+test: install
+	npx vitest run
+
+synth: build
+	$(RUN) build/src/cli/main.js synth examples -o dist
+
+bench: build
+	$(RUN) --import tsx bench/run.ts
+
+serve: build
+	$(RUN) build/src/cli/main.js registry serve --config examples/registry/config-anonymous.yaml
+
+clean:
+	rm -rf build dist coverage

@@ -1,0 +1,60 @@
+import { Environment } from "@marcbachmann/cel-js";
+
+/**
+ * CEL as the Kubernetes API server evaluates `x-kubernetes-validations`: `self` is the node the
+ * rule sits on, integers are CEL ints, optionals are enabled. Programs are compiled once per rule.
+ */
+const environment = new Environment({
+  unlistedVariablesAreDyn: true,
+  homogeneousAggregateLiterals: false,
+  enableOptionalTypes: true,
+});
+
+type Program = (context: Record<string, unknown>) => unknown;
+const programs = new Map<string, Program>();
+
+export class CelCompileError extends Error {
+  readonly code = "ERR_CEL_COMPILE";
+}
+
+/** Compiles a rule, throwing CelCompileError with the engine's message when it does not parse. */
+export function compileRule(rule: string): Program {
+  let program = programs.get(rule);
+  if (program === undefined) {
+    try {
+      program = environment.parse(rule);
+    } catch (err) {
+      throw new CelCompileError((err as Error).message);
+    }
+    programs.set(rule, program);
+  }
+  return program;
+}
+
+/** JSON numbers that are whole become CEL ints, as the API server decodes them. */
+export function toCelValue(value: unknown): unknown {
+  if (typeof value === "number") return Number.isInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(toCelValue);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toCelValue(v);
+    return out;
+  }
+  return value;
+}
+
+export type RuleOutcome = { ok: true } | { ok: false; error?: string };
+
+/**
+ * Evaluates a rule against `self`. A rule that cannot be evaluated (a runtime type error on data
+ * that already failed the schema) is reported as not satisfied with the engine's reason.
+ */
+export function evaluateRule(rule: string, self: unknown): RuleOutcome {
+  const program = compileRule(rule);
+  try {
+    const result = program({ self: toCelValue(self) });
+    return result === true ? { ok: true } : { ok: false };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message.split("\n")[0] };
+  }
+}

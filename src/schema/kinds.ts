@@ -1,0 +1,45 @@
+/** The API group every kind belongs to, and the versions the CRDs serve (see docs/compat.md). */
+export const API_GROUP = "toolhive.stacklok.dev";
+export const STORAGE_VERSION = "v1alpha1";
+export const SERVED_VERSIONS = ["v1alpha1", "v1beta1"] as const;
+export const CATEGORY = "toolhive";
+
+/** The twelve kinds we own, in the order they are documented and applied (config kinds first). */
+export const KINDS = [
+  "MCPToolConfig",
+  "MCPTelemetryConfig",
+  "MCPOIDCConfig",
+  "MCPExternalAuthConfig",
+  "MCPGroup",
+  "EmbeddingServer",
+  "MCPServer",
+  "MCPRemoteProxy",
+  "MCPServerEntry",
+  "VirtualMCPCompositeToolDefinition",
+  "VirtualMCPServer",
+  "MCPRegistry",
+] as const;
+
+export type Kind = (typeof KINDS)[number];
+
+const kindSet: ReadonlySet<string> = new Set(KINDS);
+
+export function isKind(value: string): value is Kind {
+  return kindSet.has(value);
+}
+
+/** True for `toolhive.stacklok.dev/v1alpha1` and `toolhive.stacklok.dev/v1beta1`. */
+export function isOwnApiVersion(apiVersion: string): boolean {
+  const [group, version] = apiVersion.split("/");
+  return group === API_GROUP && (SERVED_VERSIONS as readonly string[]).includes(version ?? "");
+}
+
+export const SCHEMA_BASE = "https://mcpfleet.dev/schemas/";
+
+/** The `$id` of a kind's root schema. */
+export function kindSchemaId(kind: Kind): string {
+  return `${SCHEMA_BASE}crd/${kind.toLowerCase()}.yaml`;
+}
+
+export const REGISTRY_CONFIG_SCHEMA_ID = `${SCHEMA_BASE}config/registry-server.yaml`;
+export const VMCP_CONFIG_SCHEMA_ID = `${SCHEMA_BASE}config/vmcp.yaml`;

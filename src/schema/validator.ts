@@ -1,0 +1,232 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { evaluateRule } from "./cel.js";
+import { type Kind, kindSchemaId } from "./kinds.js";
+import { type SchemaFile, type SchemaNode, loadSchemaFiles } from "./load.js";
+import { DURATION_PATTERN, markUnknownFields } from "./transform.js";
+
+export type IssueLevel = "schema" | "cel";
+
+/** One problem found in a document, located by JSON pointer. */
+export interface SchemaIssue {
+  path: string;
+  message: string;
+  level: IssueLevel;
+  /** Set on fields the schema does not declare (warnings unless --strict). */
+  unknownField?: boolean;
+}
+
+interface CelRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  fieldPath?: string;
+  reason?: string;
+}
+
+const CEL_KEYWORD = "x-kubernetes-validations";
+
+// ajv-formats is CommonJS: under NodeNext its types describe the module object, while at run
+// time the default import is the plugin function itself (which also carries `.default`).
+type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
+const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
+const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** `.a.b` (the fieldPath form of a CEL rule) as a JSON pointer suffix `/a/b`. */
+function fieldPathToPointer(fieldPath: string | undefined): string {
+  if (!fieldPath) return "";
+  return fieldPath
+    .split(".")
+    .filter((part) => part.length > 0)
+    .map((part) => "/" + escapePointer(part))
+    .join("");
+}
+
+function celErrors(rules: CelRule[], data: unknown, instancePath: string): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  for (const rule of rules) {
+    const outcome = evaluateRule(rule.rule, data);
+    if (outcome.ok) continue;
+    errors.push({
+      keyword: CEL_KEYWORD,
+      instancePath: instancePath + fieldPathToPointer(rule.fieldPath),
+      schemaPath: "",
+      params: { rule: rule.rule },
+      message: rule.message ?? `failed rule: ${rule.rule}`,
+    });
+  }
+  return errors;
+}
+
+function newAjv(): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+    verbose: true,
+  });
+  addFormats(ajv);
+  for (const keyword of [
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-map-type",
+    "x-kubernetes-embedded-resource",
+    "x-mcpfleet-crd",
+  ]) {
+    ajv.addKeyword({ keyword });
+  }
+  ajv.addKeyword({
+    keyword: "x-kubernetes-int-or-string",
+    errors: true,
+    validate: function intOrString(enabled: boolean, data: unknown) {
+      return !enabled || typeof data === "string" || Number.isInteger(data);
+    },
+  });
+  ajv.addKeyword({
+    keyword: CEL_KEYWORD,
+    schemaType: "array",
+    errors: true,
+    validate: function celValidate(
+      this: unknown,
+      rules: CelRule[],
+      data: unknown,
+      _parent?: unknown,
+      cxt?: { instancePath: string },
+    ): boolean {
+      const errors = celErrors(rules, data, cxt?.instancePath ?? "");
+      (celValidate as unknown as { errors: ErrorObject[] }).errors = errors;
+      return errors.length === 0;
+    },
+  });
+  return ajv;
+}
+
+function describeTypes(schema: unknown): string {
+  const branches = (schema as { anyOf?: SchemaNode[] }).anyOf ?? [];
+  const names = branches.map((b) => {
+    const t = b.type;
+    if (t === "array") {
+      const itemType = (b.items as SchemaNode | undefined)?.type;
+      return typeof itemType === "string" ? `a list of ${itemType}s` : "a list";
+    }
+    if (t === "object") return "an object";
+    return typeof t === "string" ? `a ${t}` : "a value of another form";
+  });
+  return names.length > 0 ? `must be ${names.join(" or ")}` : "must match one of the allowed forms";
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function toIssue(error: ErrorObject): SchemaIssue {
+  const at = error.instancePath;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case CEL_KEYWORD:
+      return { path: at, message: error.message ?? "rule failed", level: "cel" };
+    case "required":
+      return {
+        path: `${at}/${escapePointer(String(params.missingProperty))}`,
+        message: `missing required field "${String(params.missingProperty)}"`,
+        level: "schema",
+      };
+    case "unevaluatedProperties":
+      return {
+        path: `${at}/${escapePointer(String(params.unevaluatedProperty))}`,
+        message: `unknown field "${String(params.unevaluatedProperty)}"`,
+        level: "schema",
+        unknownField: true,
+      };
+    case "enum": {
+      const allowed = (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ");
+      return { path: at, message: `must be one of: ${allowed}`, level: "schema" };
+    }
+    case "type":
+      return {
+        path: at,
+        message: `must be ${String(params.type)}, not ${typeOf(error.data)}`,
+        level: "schema",
+      };
+    case "pattern":
+      return {
+        path: at,
+        message:
+          params.pattern === DURATION_PATTERN
+            ? `must be a duration such as 30s, 5m or 1h30m, not ${JSON.stringify(error.data)}`
+            : `must match pattern ${String(params.pattern)}`,
+        level: "schema",
+      };
+    case "anyOf":
+      return { path: at, message: describeTypes(error.parentSchema), level: "schema" };
+    case "x-kubernetes-int-or-string":
+      return { path: at, message: "must be an integer or a string", level: "schema" };
+    default:
+      return { path: at, message: error.message ?? error.keyword, level: "schema" };
+  }
+}
+
+/** Ajv reports every failing branch of an anyOf; keep only the anyOf's own summary. */
+function dropBranchErrors(errors: ErrorObject[]): ErrorObject[] {
+  const anyOfPaths = errors.filter((e) => e.keyword === "anyOf").map((e) => e.schemaPath + "/");
+  if (anyOfPaths.length === 0) return errors;
+  return errors.filter(
+    (e) => e.keyword === "anyOf" || !anyOfPaths.some((p) => e.schemaPath.startsWith(p)),
+  );
+}
+
+/** Every schema under schemas/, compiled lazily, each root or `$defs` entry addressable by `$id`. */
+export class SchemaSet {
+  private readonly ajv = newAjv();
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(readonly files: readonly SchemaFile[]) {
+    for (const file of files) this.ajv.addSchema(markUnknownFields(file.schema), file.id);
+  }
+
+  /** The compiled validator of a schema `$id` (optionally with a `#/$defs/...` fragment). */
+  validator(ref: string): ValidateFunction {
+    let fn = this.compiled.get(ref);
+    if (fn === undefined) {
+      fn = this.ajv.getSchema(ref);
+      if (fn === undefined) throw new Error(`no schema ${ref}`);
+      this.compiled.set(ref, fn);
+    }
+    return fn;
+  }
+
+  validateSchema(ref: string, doc: unknown): SchemaIssue[] {
+    const validate = this.validator(ref);
+    if (validate(doc)) return [];
+    const seen = new Set<string>();
+    const issues: SchemaIssue[] = [];
+    for (const issue of dropBranchErrors(validate.errors ?? []).map(toIssue)) {
+      const key = `${issue.path}\u0000${issue.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      issues.push(issue);
+    }
+    return issues;
+  }
+
+  validateKind(kind: string, doc: unknown): SchemaIssue[] {
+    return this.validateSchema(kindSchemaId(kind as Kind), doc);
+  }
+}
+
+let defaultSet: SchemaSet | undefined;
+
+/** The schema set of this installation's schemas/ directory, loaded once. */
+export function defaultSchemaSet(): SchemaSet {
+  return (defaultSet ??= new SchemaSet(loadSchemaFiles()));
+}
