@@ -1,0 +1,54 @@
+// The `mcpfleet` command: dispatches to one module per command, loaded only when used so that
+// start-up stays fast (validate in CI and pre-commit runs often).
+import { isMcpfleetError } from "../errors.js";
+import { projectVersion } from "../project.js";
+
+/** A command receives its own arguments and returns the process exit code. */
+export type CommandMain = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: CommandMain }> }> = {
+  // Each entry: name -> module under src/cli/ exporting `main`.
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`);
+  return [
+    "Usage: mcpfleet <command> [options]",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "  mcpfleet <command> --help for a command's options.",
+  ].join("\n");
+}
+
+async function run(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    console.log(usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === "version" || name === "--version") {
+    console.log(projectVersion());
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    console.error(`mcpfleet: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  const module = await command.load();
+  return module.main(rest);
+}
+
+try {
+  process.exitCode = await run(process.argv.slice(2));
+} catch (err) {
+  if (isMcpfleetError(err)) {
+    console.error(`mcpfleet: ${err.message} (${err.code})`);
+    process.exitCode = err.code === "ERR_USAGE" ? 2 : 1;
+  } else {
+    console.error(err);
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,207 @@
+import {
+  API_GROUP,
+  CATEGORY,
+  type Kind,
+  SERVED_VERSIONS,
+  STORAGE_VERSION,
+  kindSchemaId,
+} from "./kinds.js";
+import type { SchemaNode } from "./load.js";
+import type { SchemaIndex } from "./resolve.js";
+
+/** CRD facts a kind file carries under `x-mcpfleet-crd`. */
+export interface CrdFacts {
+  plural: string;
+  singular: string;
+  shortNames?: string[];
+  printerColumns?: PrinterColumn[];
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+  format?: string;
+}
+
+/** Keywords a structural openAPIV3Schema may carry; anything else is dropped or rewritten. */
+const KEPT_KEYWORDS = new Set([
+  "type",
+  "properties",
+  "additionalProperties",
+  "items",
+  "required",
+  "enum",
+  "default",
+  "description",
+  "format",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minProperties",
+  "maxProperties",
+  "nullable",
+  "x-kubernetes-validations",
+  "x-kubernetes-preserve-unknown-fields",
+  "x-kubernetes-int-or-string",
+  "x-kubernetes-list-type",
+  "x-kubernetes-list-map-keys",
+  "x-kubernetes-map-type",
+  "x-kubernetes-embedded-resource",
+]);
+
+const CEL_TYPE: Record<string, string> = {
+  string: "string",
+  integer: "int",
+  number: "double",
+  boolean: "bool",
+  array: "list",
+  object: "map",
+};
+
+function isNode(value: unknown): value is SchemaNode {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * A value union (`anyOf` of types) is not structural. The API server gets an untyped node that
+ * keeps its value, and a CEL rule that admits only the union's types.
+ */
+function unionToStructural(node: SchemaNode, branches: SchemaNode[]): SchemaNode {
+  const types = branches.map((b) => b.type);
+  if (!types.every((t): t is string => typeof t === "string" && t in CEL_TYPE)) {
+    throw new Error(`anyOf branches must each declare one type: ${JSON.stringify(branches)}`);
+  }
+  const rule = types.map((t) => `type(self) == ${CEL_TYPE[t]}`).join(" || ");
+  const out: SchemaNode = { "x-kubernetes-preserve-unknown-fields": true };
+  if (typeof node.description === "string") out.description = node.description;
+  out["x-kubernetes-validations"] = [
+    ...((node["x-kubernetes-validations"] as unknown[] | undefined) ?? []),
+    { rule, message: `must be one of the types: ${types.join(", ")}` },
+  ];
+  return out;
+}
+
+/**
+ * Inlines every `$ref` and rewrites a schema node into the structural form the API server
+ * accepts: no references, only allowed keywords, deprecation noted in the description.
+ */
+export function toStructural(
+  index: SchemaIndex,
+  fileId: string,
+  node: SchemaNode,
+  trail: string[] = [],
+): SchemaNode {
+  if (typeof node.$ref === "string") {
+    const target = index.resolve(fileId, node.$ref);
+    const key = `${target.fileId}#${target.pointer}`;
+    if (trail.includes(key))
+      throw new Error(`recursive schema reference ${[...trail, key].join(" -> ")}`);
+    const inlined = toStructural(index, target.fileId, target.node, [...trail, key]);
+    // Keywords next to a $ref (description, default, rules) refine the referenced schema.
+    const { $ref: _ref, ...siblings } = node;
+    const refined = toStructural(index, fileId, siblings, trail);
+    const merged: SchemaNode = { ...inlined, ...refined };
+    const rules = [
+      ...((inlined["x-kubernetes-validations"] as unknown[] | undefined) ?? []),
+      ...((refined["x-kubernetes-validations"] as unknown[] | undefined) ?? []),
+    ];
+    if (rules.length > 0) merged["x-kubernetes-validations"] = rules;
+    return merged;
+  }
+  if (Array.isArray(node.anyOf)) return unionToStructural(node, node.anyOf as SchemaNode[]);
+
+  const out: SchemaNode = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!KEPT_KEYWORDS.has(key)) continue;
+    if (key === "properties" && isNode(value)) {
+      const props: SchemaNode = {};
+      for (const [name, sub] of Object.entries(value)) {
+        props[name] = toStructural(index, fileId, sub as SchemaNode, trail);
+      }
+      out.properties = props;
+    } else if ((key === "items" || key === "additionalProperties") && isNode(value)) {
+      out[key] = toStructural(index, fileId, value, trail);
+    } else {
+      out[key] = value;
+    }
+  }
+  if (node.deprecated === true) {
+    const text = typeof out.description === "string" ? out.description : "";
+    out.description = text.startsWith("Deprecated") ? text : `Deprecated: ${text}`.trim();
+  }
+  return out;
+}
+
+function crdFacts(kind: Kind, root: SchemaNode): CrdFacts {
+  const facts = root["x-mcpfleet-crd"];
+  if (!isNode(facts) || typeof facts.plural !== "string" || typeof facts.singular !== "string") {
+    throw new Error(`schema of ${kind} lacks x-mcpfleet-crd.plural/singular`);
+  }
+  return facts as unknown as CrdFacts;
+}
+
+/** The CustomResourceDefinition of one kind, as a plain object ready to be written as YAML. */
+export function buildCrd(index: SchemaIndex, kind: Kind): SchemaNode {
+  const id = kindSchemaId(kind);
+  const root = index.file(id).schema;
+  const facts = crdFacts(kind, root);
+  const props = root.properties as SchemaNode;
+  const openAPIV3Schema: SchemaNode = {
+    type: "object",
+    description: root.description,
+    properties: {
+      apiVersion: { type: "string", description: "Versioned schema of this object." },
+      kind: { type: "string", description: "The kind of this object." },
+      metadata: { type: "object" },
+      spec: toStructural(index, id, props.spec as SchemaNode),
+      status: toStructural(index, id, props.status as SchemaNode),
+    },
+  };
+  const rootRules = root["x-kubernetes-validations"];
+  if (Array.isArray(rootRules) && rootRules.length > 0) {
+    openAPIV3Schema["x-kubernetes-validations"] = rootRules;
+  }
+  if (Array.isArray(root.required)) {
+    openAPIV3Schema.required = (root.required as string[]).filter((r) => r === "spec");
+  }
+  const printerColumns = [
+    ...(facts.printerColumns ?? []),
+    ...((facts.printerColumns ?? []).some((c) => c.name === "Age")
+      ? []
+      : [{ name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" }]),
+  ];
+  const versions = SERVED_VERSIONS.map((name) => ({
+    name,
+    served: true,
+    storage: name === STORAGE_VERSION,
+    schema: { openAPIV3Schema },
+    subresources: { status: {} },
+    additionalPrinterColumns: printerColumns,
+  }));
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${facts.plural}.${API_GROUP}` },
+    spec: {
+      group: API_GROUP,
+      names: {
+        kind,
+        listKind: `${kind}List`,
+        plural: facts.plural,
+        singular: facts.singular,
+        ...(facts.shortNames ? { shortNames: facts.shortNames } : {}),
+        categories: [CATEGORY],
+      },
+      scope: "Namespaced",
+      versions,
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { SchemaFile, SchemaNode } from "./load.js";
+
+export interface ResolvedNode {
+  /** `$id` of the file the node lives in (the base for its own relative references). */
+  fileId: string;
+  /** JSON pointer of the node inside that file ("" for the root). */
+  pointer: string;
+  node: SchemaNode;
+}
+
+/** Looks up schema nodes by `$id` plus JSON-pointer fragment, across the files of schemas/. */
+export class SchemaIndex {
+  private readonly byId = new Map<string, SchemaFile>();
+
+  constructor(readonly files: readonly SchemaFile[]) {
+    for (const file of files) this.byId.set(file.id, file);
+  }
+
+  file(id: string): SchemaFile {
+    const file = this.byId.get(id);
+    if (file === undefined) throw new Error(`unknown schema file ${id}`);
+    return file;
+  }
+
+  /** Resolves `ref` (relative or absolute, with optional fragment) against the file `baseId`. */
+  resolve(baseId: string, ref: string): ResolvedNode {
+    const [target = "", fragment = ""] = ref.split("#");
+    const fileId = target === "" ? baseId : new URL(target, baseId).href;
+    const file = this.file(fileId);
+    let node: unknown = file.schema;
+    for (const raw of fragment.split("/").filter((p) => p !== "")) {
+      const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      node = (node as SchemaNode | undefined)?.[key];
+    }
+    if (node === null || typeof node !== "object") {
+      throw new Error(`${ref} (from ${baseId}) does not resolve to a schema`);
+    }
+    return { fileId, pointer: fragment, node: node as SchemaNode };
+  }
+}
