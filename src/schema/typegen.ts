@@ -94,6 +94,17 @@ function bundle(index: SchemaIndex, names: Map<string, string>): SchemaNode {
     }
     return out;
   };
+  // A `$defs` entry that only refers to another type is an alias, declared as such (the
+  // generator would otherwise copy the target under a numbered name).
+  const alias = (fileId: string, node: SchemaNode, name: string): SchemaNode | undefined => {
+    if (typeof node.$ref !== "string") return undefined;
+    const target = index.resolve(fileId, node.$ref);
+    const targetName = names.get(`${target.fileId}#${target.pointer}`);
+    if (targetName === undefined) return undefined;
+    const out: SchemaNode = { tsType: targetName, title: name };
+    if (typeof node.description === "string") out.description = node.description;
+    return out;
+  };
   for (const file of index.files) {
     if (hasRootSchema(file)) {
       const name = names.get(`${file.id}#`) as string;
@@ -101,7 +112,10 @@ function bundle(index: SchemaIndex, names: Map<string, string>): SchemaNode {
     }
     for (const [def, node] of Object.entries((file.schema.$defs as SchemaNode | undefined) ?? {})) {
       const name = names.get(`${file.id}#/$defs/${def}`) as string;
-      defs[name] = { ...(rewrite(file.id, node, true) as SchemaNode), title: name };
+      defs[name] = alias(file.id, node as SchemaNode, name) ?? {
+        ...(rewrite(file.id, node, true) as SchemaNode),
+        title: name,
+      };
     }
   }
   return { $defs: defs, type: "object", properties: {}, title: "AllSchemas" };
