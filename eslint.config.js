@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 import prettier from "eslint-config-prettier";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".tools/", "build/", "dist/", "coverage/", "generated/**/*.d.ts"] },
+  { ignores: ["node_modules/", ".tools/", "build/", "dist/", "coverage/", "generated/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -176,6 +176,16 @@ function toIssue(error: ErrorObject): SchemaIssue {
   }
 }
 
+function dropNullFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNullFields);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (field !== null) out[key] = dropNullFields(field);
+  }
+  return out;
+}
+
 /** Ajv reports every failing branch of an anyOf; keep only the anyOf's own summary. */
 function dropBranchErrors(errors: ErrorObject[]): ErrorObject[] {
   const anyOfPaths = errors.filter((e) => e.keyword === "anyOf").map((e) => e.schemaPath + "/");
@@ -219,8 +229,12 @@ export class SchemaSet {
     return issues;
   }
 
+  /**
+   * Validates a whole resource. As the API server does, a field whose value is null (`env:` with
+   * nothing after it) is treated as absent rather than as a wrongly typed value.
+   */
   validateKind(kind: string, doc: unknown): SchemaIssue[] {
-    return this.validateSchema(kindSchemaId(kind as Kind), doc);
+    return this.validateSchema(kindSchemaId(kind as Kind), dropNullFields(doc));
   }
 }
 
