@@ -1384,13 +1384,6 @@ const EXCEPTIONS: Exception[] = [
     { file, kind, name, path: "/spec/remoteURL", reason: REMOTE_URL_REASON },
   ]),
   {
-    file: "deploy__keycloak__mcpserver-with-auth.yaml",
-    kind: "MCPServer",
-    name: "fetch-server-keycloak",
-    path: "/spec/env",
-    reason: "`env:` with no value is null; the API server prunes it, the schema wants a list",
-  },
-  {
     file: "embedding-servers__embedding-advanced.yaml",
     kind: "EmbeddingServer",
     name: "advanced-embedding",
