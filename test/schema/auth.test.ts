@@ -255,6 +255,12 @@ const oidcConfigRefCases: Case[] = [
     want: bad("/introspectionUrl", "cel"),
   },
   {
+    name: "inline issuer longer than 2048 characters",
+    target: "#InlineOIDCConfig",
+    doc: { issuer: `https://login.example.com/${"a".repeat(2030)}` },
+    want: bad("/issuer"),
+  },
+  {
     name: "inline issuer with another scheme",
     target: "#InlineOIDCConfig",
     doc: { issuer: "ftp://login.example.com" },
