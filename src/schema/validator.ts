@@ -62,6 +62,41 @@ function celErrors(rules: CelRule[], data: unknown, instancePath: string): Error
   return errors;
 }
 
+/**
+ * The API server rejects a `map` list with two items of the same key, and a `set` list with two
+ * equal items; so does the validator, pointing at the second occurrence.
+ */
+function duplicateListEntries(
+  type: string,
+  data: unknown,
+  parent: SchemaNode | undefined,
+  instancePath: string,
+): ErrorObject[] {
+  if ((type !== "map" && type !== "set") || !Array.isArray(data)) return [];
+  const keys = (parent?.["x-kubernetes-list-map-keys"] as string[] | undefined) ?? [];
+  const seen = new Set<string>();
+  const errors: ErrorObject[] = [];
+  data.forEach((item, index) => {
+    const identity =
+      type === "map" && item !== null && typeof item === "object"
+        ? JSON.stringify(keys.map((k) => (item as Record<string, unknown>)[k]))
+        : JSON.stringify(item);
+    if (seen.has(identity)) {
+      const what =
+        type === "map" ? `${keys.join(", ")} ${identity.slice(1, -1)}` : `value ${identity}`;
+      errors.push({
+        keyword: "x-kubernetes-list-type",
+        instancePath: `${instancePath}/${index}`,
+        schemaPath: "",
+        params: { type },
+        message: `duplicate entry: ${what} appears more than once`,
+      });
+    }
+    seen.add(identity);
+  });
+  return errors;
+}
+
 function newAjv(): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
@@ -74,7 +109,6 @@ function newAjv(): Ajv2020 {
   addFormats(ajv);
   for (const keyword of [
     "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-list-type",
     "x-kubernetes-list-map-keys",
     "x-kubernetes-map-type",
     "x-kubernetes-embedded-resource",
@@ -87,6 +121,21 @@ function newAjv(): Ajv2020 {
     errors: true,
     validate: function intOrString(enabled: boolean, data: unknown) {
       return !enabled || typeof data === "string" || Number.isInteger(data);
+    },
+  });
+  ajv.addKeyword({
+    keyword: "x-kubernetes-list-type",
+    schemaType: "string",
+    errors: true,
+    validate: function listType(
+      type: string,
+      data: unknown,
+      parent?: SchemaNode,
+      cxt?: { instancePath: string },
+    ): boolean {
+      const errors = duplicateListEntries(type, data, parent, cxt?.instancePath ?? "");
+      (listType as unknown as { errors: ErrorObject[] }).errors = errors;
+      return errors.length === 0;
     },
   });
   ajv.addKeyword({

@@ -606,7 +606,15 @@ const KIND_CASES: KindCase[] = [
     valid: {},
     invalid: { omit: ["remoteURL"] },
     path: "/spec/remoteURL",
-    level: "schema",
+    level: "cel",
+  },
+  {
+    kind: "MCPRemoteProxy",
+    rule: "remoteUrl, the reference operator's spelling, is accepted instead of remoteURL",
+    valid: { omit: ["remoteURL"], spec: { remoteUrl: "https://mcp.example.com/mcp" } },
+    invalid: { spec: { remoteUrl: "https://mcp.example.com/mcp" } },
+    path: "/spec/remoteUrl",
+    level: "cel",
   },
   {
     kind: "MCPRemoteProxy",
@@ -741,7 +749,15 @@ const KIND_CASES: KindCase[] = [
     valid: {},
     invalid: { omit: ["remoteURL"] },
     path: "/spec/remoteURL",
-    level: "schema",
+    level: "cel",
+  },
+  {
+    kind: "MCPServerEntry",
+    rule: "remoteUrl, the reference operator's spelling, is accepted instead of remoteURL",
+    valid: { omit: ["remoteURL"], spec: { remoteUrl: "https://mcp.example.com/mcp" } },
+    invalid: { spec: { remoteUrl: "https://mcp.example.com/mcp" } },
+    path: "/spec/remoteUrl",
+    level: "cel",
   },
   {
     kind: "MCPServerEntry",
@@ -1268,7 +1284,7 @@ describe("schema files", () => {
     const rules = all.flatMap(
       (f) => (f.node["x-kubernetes-validations"] as CelRuleNode[] | undefined) ?? [],
     );
-    expect(rules.length).toBe(13);
+    expect(rules.length).toBe(17);
     const messages = new Set<string>();
     for (const c of KIND_CASES.filter((k) => k.level === "cel")) {
       for (const i of issuesOf(c.kind, resource(c.kind, c.invalid))) {
@@ -1289,8 +1305,10 @@ describe("schema files", () => {
       .sort();
     expect(deprecated).toEqual([
       "crd/mcpremoteproxy.yaml#/$defs/MCPRemoteProxySpec/properties/oidcConfig",
+      "crd/mcpremoteproxy.yaml#/$defs/MCPRemoteProxySpec/properties/remoteUrl",
       "crd/mcpserver.yaml#/$defs/MCPServerSpec/properties/oidcConfig",
       "crd/mcpserver.yaml#/$defs/MCPServerSpec/properties/telemetry",
+      "crd/mcpserverentry.yaml#/$defs/MCPServerEntrySpec/properties/remoteUrl",
     ]);
   });
 
@@ -1357,32 +1375,7 @@ interface Exception {
   reason: string;
 }
 
-const REMOTE_URL_REASON =
-  "the reference operator spells the field remoteUrl; the specification names it remoteURL";
-
-const REMOTE_URL_DOCS: [string, WorkloadKind, string][] = [
-  ["docs__operator__upgrade-guide__crs-v1alpha1.yaml", "MCPRemoteProxy", "test-remote-proxy"],
-  ["docs__operator__upgrade-guide__crs-v1alpha1.yaml", "MCPServerEntry", "test-server-entry"],
-  ["docs__operator__upgrade-guide__crs-v1beta1.yaml", "MCPRemoteProxy", "test-remote-proxy"],
-  ["docs__operator__upgrade-guide__crs-v1beta1.yaml", "MCPServerEntry", "test-server-entry"],
-  ["external-auth__mcpremoteproxy_with_bearer_token.yaml", "MCPRemoteProxy", "api-proxy"],
-  ["mcp-server-entries__mcpserverentry_basic.yaml", "MCPServerEntry", "context7"],
-  ["mcp-server-entries__mcpserverentry_mixed_group.yaml", "MCPServerEntry", "context7"],
-  ["mcp-server-entries__mcpserverentry_with_ca_bundle.yaml", "MCPServerEntry", "internal-mcp"],
-  ["mcp-server-entries__mcpserverentry_with_header_forward.yaml", "MCPServerEntry", "internal-api"],
-  [
-    "mcp-server-entries__mcpserverentry_with_token_exchange.yaml",
-    "MCPServerEntry",
-    "salesforce-mcp",
-  ],
-  ["mcp-servers__mcpremoteproxy_with_oidcconfig_ref.yaml", "MCPRemoteProxy", "github-proxy"],
-];
-
 const EXCEPTIONS: Exception[] = [
-  ...REMOTE_URL_DOCS.flatMap(([file, kind, name]) => [
-    { file, kind, name, path: "/spec/remoteUrl", reason: REMOTE_URL_REASON },
-    { file, kind, name, path: "/spec/remoteURL", reason: REMOTE_URL_REASON },
-  ]),
   {
     file: "embedding-servers__embedding-advanced.yaml",
     kind: "EmbeddingServer",
