@@ -1065,6 +1065,29 @@ const legacyCases: Case[] = [
     level: "schema",
   },
   {
+    name: "databaseConfig maxIdleConns above maxOpenConns",
+    mutate: (d) =>
+      (spec(d).databaseConfig = {
+        maxOpenConns: 1,
+        maxIdleConns: 2,
+        dbAppUserPasswordSecretRef: secretRef,
+        dbMigrationUserPasswordSecretRef: secretRef,
+      }),
+    path: "/spec/databaseConfig/maxIdleConns",
+    level: "cel",
+  },
+  {
+    name: "duplicate legacy provider names",
+    mutate: (d) =>
+      (spec(d).authConfig = {
+        mode: "oauth",
+        oauth: { providers: [legacyProvider, legacyProvider] },
+      }),
+    path: "/spec/authConfig/oauth/providers",
+    level: "cel",
+    message: "provider names must be unique",
+  },
+  {
     name: "authConfig oauth mode without oauth",
     mutate: (d) => (spec(d).authConfig = { mode: "oauth" }),
     path: "/spec/authConfig/oauth",
@@ -1167,6 +1190,50 @@ describe("MCPRegistry schema", () => {
       ["Ready", ".status.readyReplicas"],
       ["Age", ".metadata.creationTimestamp"],
     ]);
+  });
+});
+
+describe("CEL rules", () => {
+  /** The message of every rule in a schema file. */
+  function ruleMessages(file: string): string[] {
+    const out: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node !== null && typeof node === "object") {
+        const rules = (node as SchemaNode)["x-kubernetes-validations"] as
+          { message: string }[] | undefined;
+        for (const r of rules ?? []) out.push(r.message);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(schemaFile(file));
+    return out;
+  }
+
+  it("each rule of both files is exercised by an invalid case with the rule's message", () => {
+    const seen = new Set<string>();
+    const collect = (issues: SchemaIssue[]): void => {
+      for (const i of issues) if (i.level === "cel") seen.add(i.message);
+    };
+    for (const c of configCases.filter((k) => k.level === "cel")) {
+      const doc = baseConfig();
+      c.mutate(doc);
+      collect(configIssues(doc));
+    }
+    for (const [cases, base] of [
+      [configYamlCases, configYamlRegistry],
+      [legacyCases, legacyRegistry],
+    ] as const) {
+      for (const c of cases.filter((k) => k.level === "cel")) {
+        const doc = base();
+        c.mutate(doc);
+        collect(issuesOf("MCPRegistry", doc));
+      }
+    }
+    const config = ruleMessages("config/registry-server.yaml");
+    const crd = ruleMessages("crd/mcpregistry.yaml");
+    expect([config.length, crd.length]).toEqual([14, 18]);
+    expect([...config, ...crd].filter((m) => !seen.has(m))).toEqual([]);
   });
 });
 
