@@ -321,7 +321,8 @@ const configCases: Case[] = [
     name: "a registry naming a source twice",
     mutate: (d) => (reg(d, 0).sources = ["team", "team"]),
     path: "/registries/0/sources",
-    level: "schema",
+    level: "cel",
+    message: "a registry names each source once",
   },
 
   // Source kinds
@@ -1232,7 +1233,7 @@ describe("CEL rules", () => {
     }
     const config = ruleMessages("config/registry-server.yaml");
     const crd = ruleMessages("crd/mcpregistry.yaml");
-    expect([config.length, crd.length]).toEqual([14, 18]);
+    expect([config.length, crd.length]).toEqual([15, 18]);
     expect([...config, ...crd].filter((m) => !seen.has(m))).toEqual([]);
   });
 });
