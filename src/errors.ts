@@ -10,6 +10,38 @@ export const ERROR_CODES = {
   // Schemas
   ERR_SCHEMA_LOAD: { status: 500, title: "Schema could not be loaded" },
   ERR_CEL_COMPILE: { status: 500, title: "CEL rule does not compile" },
+  // Registry server
+  ERR_REGISTRY_CONFIG: { status: 400, title: "Invalid registry server configuration" },
+  ERR_BAD_REQUEST: { status: 400, title: "Malformed request" },
+  ERR_INVALID_PARAMETER: { status: 400, title: "Invalid request parameter" },
+  ERR_INVALID_CURSOR: { status: 400, title: "Invalid pagination cursor" },
+  ERR_INVALID_ENTRY: { status: 400, title: "Invalid entry" },
+  ERR_INVALID_RESOURCE: { status: 400, title: "Invalid source or registry" },
+  ERR_UNAUTHORIZED: { status: 401, title: "Authentication required" },
+  ERR_FORBIDDEN: { status: 403, title: "Operation not permitted" },
+  ERR_CONFIG_RESOURCE_READONLY: {
+    status: 403,
+    title: "Resource is defined in the configuration file",
+  },
+  ERR_NOT_FOUND: { status: 404, title: "No such route" },
+  ERR_REGISTRY_NOT_FOUND: { status: 404, title: "Registry not found" },
+  ERR_SOURCE_NOT_FOUND: { status: 404, title: "Source not found" },
+  ERR_SERVER_NOT_FOUND: { status: 404, title: "Server not found" },
+  ERR_VERSION_NOT_FOUND: { status: 404, title: "Server version not found" },
+  ERR_METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
+  ERR_REQUEST_TIMEOUT: { status: 408, title: "Request timed out" },
+  ERR_VERSION_EXISTS: { status: 409, title: "Version already published" },
+  ERR_CLAIMS_MISMATCH: { status: 409, title: "Claims differ from the first version's" },
+  ERR_NO_MANAGED_SOURCE: { status: 409, title: "Registry has no managed source" },
+  ERR_SOURCE_IN_USE: { status: 409, title: "Source is used by a registry" },
+  ERR_SYNC_IN_PROGRESS: { status: 409, title: "A sync of this source is already running" },
+  ERR_SOURCE_NOT_SYNCED: { status: 409, title: "Source is not synced" },
+  ERR_PAYLOAD_TOO_LARGE: { status: 413, title: "Request body too large" },
+  ERR_META_TOO_LARGE: { status: 413, title: "_meta too large" },
+  ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported content type" },
+  ERR_INTERNAL: { status: 500, title: "Internal server error" },
+  ERR_SYNC_FAILED: { status: 502, title: "Source could not be synced" },
+  ERR_STORE_UNAVAILABLE: { status: 503, title: "Store unavailable" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,75 @@
+// The store's schema: one ordered list of migrations, shared by both drivers. A migration is
+// never edited once released; add a new one.
+
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: "initial",
+    sql: `
+CREATE TABLE store_state (
+  id integer PRIMARY KEY CHECK (id = 1),
+  generation bigint NOT NULL
+);
+INSERT INTO store_state (id, generation) VALUES (1, 1);
+
+CREATE TABLE sources (
+  name text COLLATE "C" PRIMARY KEY,
+  kind text NOT NULL,
+  config jsonb NOT NULL,
+  origin text NOT NULL CHECK (origin IN ('config', 'api')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE registries (
+  name text COLLATE "C" PRIMARY KEY,
+  sources text[] NOT NULL,
+  claims jsonb,
+  origin text NOT NULL CHECK (origin IN ('config', 'api')),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE source_status (
+  source text COLLATE "C" PRIMARY KEY,
+  phase text NOT NULL,
+  last_attempt timestamptz,
+  last_success timestamptz,
+  message text,
+  entry_count integer NOT NULL DEFAULT 0,
+  content_hash text
+);
+
+CREATE TABLE entries (
+  source text COLLATE "C" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  version text COLLATE "C" NOT NULL,
+  server jsonb NOT NULL,
+  search text NOT NULL,
+  claims jsonb,
+  status text NOT NULL DEFAULT 'active',
+  digest text NOT NULL,
+  is_latest boolean NOT NULL DEFAULT false,
+  published_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (source, name, version)
+);
+CREATE INDEX entries_name_version ON entries (name, version);
+CREATE INDEX entries_updated_at ON entries (updated_at);
+
+CREATE TABLE entries_staging (
+  sync_id text COLLATE "C" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  version text COLLATE "C" NOT NULL,
+  server jsonb NOT NULL,
+  search text NOT NULL,
+  claims jsonb,
+  status text NOT NULL,
+  digest text NOT NULL,
+  is_latest boolean NOT NULL DEFAULT false,
+  staged_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (sync_id, name, version)
+);
+`,
+  },
+];

@@ -1,0 +1,671 @@
+// The registry store: sources, registries, per-source sync status and entries keyed by
+// (source, name, version). All writes go through transactions that also bump a generation
+// counter, which the HTTP layer uses to know when cached responses are stale.
+import { createHash, randomUUID } from "node:crypto";
+import semver from "semver";
+import type { Claims } from "../config/types.js";
+import { McpfleetError } from "../../errors.js";
+import { searchText, type ServerEntry, type ServerJson } from "../formats/model.js";
+import type { Db, Queryable } from "./db.js";
+
+export type Origin = "config" | "api";
+
+export interface SourceRecord {
+  name: string;
+  kind: string;
+  /** The source's configuration (the config file's shape). */
+  config: Record<string, unknown>;
+  origin: Origin;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RegistryRecord {
+  name: string;
+  sources: string[];
+  claims?: Claims;
+  origin: Origin;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type SyncPhase = "Pending" | "Syncing" | "Ready" | "Failed";
+
+export interface SyncStatus {
+  phase: SyncPhase;
+  lastAttempt?: string;
+  lastSuccess?: string;
+  message?: string;
+  entryCount: number;
+  contentHash?: string;
+}
+
+export interface StoredEntry {
+  source: string;
+  name: string;
+  version: string;
+  server: ServerJson;
+  claims?: Claims;
+  status: string;
+  isLatest: boolean;
+  publishedAt: string;
+  updatedAt: string;
+}
+
+export interface ListQuery {
+  /** Last (name, version) of the previous page. */
+  after?: { name: string; version: string };
+  limit: number;
+  search?: string;
+  updatedSince?: Date;
+  latestOnly?: boolean;
+}
+
+function iso(v: unknown): string {
+  return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+}
+
+function isoOpt(v: unknown): string | undefined {
+  return v === null || v === undefined ? undefined : iso(v);
+}
+
+function digestOf(server: ServerJson, claims: Claims | undefined, status: string): string {
+  return createHash("sha256")
+    .update(JSON.stringify([server, claims ?? null, status]))
+    .digest("base64url");
+}
+
+/** Compares versions: semver when both are valid, else plain text order. */
+export function compareVersions(a: string, b: string): number {
+  const va = semver.valid(a);
+  const vb = semver.valid(b);
+  if (va !== null && vb !== null) return semver.compare(va, vb);
+  if (va !== null) return 1;
+  if (vb !== null) return -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The latest of some versions: the highest semver, pre-releases only when nothing else. */
+export function latestVersion(versions: string[]): string | undefined {
+  const stable = versions.filter((v) => semver.valid(v) !== null && semver.prerelease(v) === null);
+  const pool = stable.length > 0 ? stable : versions;
+  let best: string | undefined;
+  for (const v of pool) if (best === undefined || compareVersions(v, best) > 0) best = v;
+  return best;
+}
+
+const ENTRY_COLUMNS = `e.source, e.name, e.version, e.server, e.claims, e.status, e.is_latest,
+  e.published_at, e.updated_at`;
+
+function toEntry(r: Record<string, unknown>): StoredEntry {
+  const e: StoredEntry = {
+    source: String(r.source),
+    name: String(r.name),
+    version: String(r.version),
+    server: r.server as ServerJson,
+    status: String(r.status),
+    isLatest: r.is_latest === true,
+    publishedAt: iso(r.published_at),
+    updatedAt: iso(r.updated_at),
+  };
+  if (r.claims !== null && r.claims !== undefined) e.claims = r.claims as Claims;
+  return e;
+}
+
+/** The registry view: entries of the given sources; a name is served from its first source. */
+const VIEW = `
+WITH src AS (SELECT s, o FROM unnest($1::text[]) WITH ORDINALITY AS t(s, o)),
+win AS (
+  SELECT e.name, min(src.o) AS o FROM entries e JOIN src ON src.s = e.source GROUP BY e.name
+)`;
+const VIEW_FROM = `entries e JOIN src ON src.s = e.source
+  JOIN win ON win.name = e.name AND win.o = src.o`;
+
+export class Store {
+  private generationValue = 0;
+
+  constructor(readonly db: Db) {}
+
+  get driver(): string {
+    return this.db.driver;
+  }
+
+  /** Last generation seen by this process (refreshed by writes and refreshGeneration). */
+  get generation(): number {
+    return this.generationValue;
+  }
+
+  async init(): Promise<void> {
+    await this.db.migrate();
+    await this.refreshGeneration();
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  async refreshGeneration(): Promise<number> {
+    const r = await this.db.query<{ generation: string | number }>(
+      `SELECT generation FROM store_state WHERE id = 1`,
+    );
+    const g = Number(r.rows[0]?.generation ?? 0);
+    this.generationValue = Math.max(this.generationValue, g);
+    return g;
+  }
+
+  /** A write transaction that bumps the generation. */
+  async write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    let gen = 0;
+    const result = await this.db.transaction(async (tx) => {
+      const out = await fn(tx);
+      const r = await tx.query<{ generation: string | number }>(
+        `UPDATE store_state SET generation = generation + 1 WHERE id = 1 RETURNING generation`,
+      );
+      gen = Number(r.rows[0]?.generation ?? 0);
+      return out;
+    });
+    this.generationValue = Math.max(this.generationValue, gen);
+    return result;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.query(`SELECT 1`);
+  }
+
+  // ---- sources -------------------------------------------------------------------------
+
+  async listSources(): Promise<SourceRecord[]> {
+    const r = await this.db.query(`SELECT * FROM sources ORDER BY name`);
+    return r.rows.map(toSource);
+  }
+
+  async getSource(name: string): Promise<SourceRecord | undefined> {
+    const r = await this.db.query(`SELECT * FROM sources WHERE name = $1`, [name]);
+    return r.rows[0] === undefined ? undefined : toSource(r.rows[0]);
+  }
+
+  async putSource(
+    name: string,
+    kind: string,
+    config: Record<string, unknown>,
+    origin: Origin,
+  ): Promise<{ created: boolean }> {
+    return this.write(async (tx) => {
+      const r = await tx.query<{ inserted: boolean }>(
+        `INSERT INTO sources (name, kind, config, origin) VALUES ($1, $2, $3::jsonb, $4)
+         ON CONFLICT (name) DO UPDATE SET kind = $2, config = $3::jsonb, origin = $4,
+           updated_at = now()
+         RETURNING (xmax = 0) AS inserted`,
+        [name, kind, JSON.stringify(config), origin],
+      );
+      await tx.query(
+        `INSERT INTO source_status (source, phase) VALUES ($1, 'Pending')
+         ON CONFLICT (source) DO NOTHING`,
+        [name],
+      );
+      return { created: r.rows[0]?.inserted === true };
+    });
+  }
+
+  /** Deletes a source with its entries and status; refuses while a registry uses it. */
+  async deleteSource(name: string): Promise<boolean> {
+    return this.write(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('mcpfleet-topology'))`);
+      const users = await tx.query<{ name: string }>(
+        `SELECT name FROM registries WHERE $1 = ANY(sources) ORDER BY name`,
+        [name],
+      );
+      if (users.rows.length > 0) {
+        throw new McpfleetError(
+          "ERR_SOURCE_IN_USE",
+          `source "${name}" is used by registr${users.rows.length > 1 ? "ies" : "y"} ` +
+            users.rows.map((u) => `"${u.name}"`).join(", "),
+        );
+      }
+      const r = await tx.query(`DELETE FROM sources WHERE name = $1 RETURNING name`, [name]);
+      await tx.query(`DELETE FROM entries WHERE source = $1`, [name]);
+      await tx.query(`DELETE FROM source_status WHERE source = $1`, [name]);
+      return r.rows.length > 0;
+    });
+  }
+
+  // ---- registries ----------------------------------------------------------------------
+
+  async listRegistries(): Promise<RegistryRecord[]> {
+    const r = await this.db.query(`SELECT * FROM registries ORDER BY name`);
+    return r.rows.map(toRegistry);
+  }
+
+  async getRegistry(name: string): Promise<RegistryRecord | undefined> {
+    const r = await this.db.query(`SELECT * FROM registries WHERE name = $1`, [name]);
+    return r.rows[0] === undefined ? undefined : toRegistry(r.rows[0]);
+  }
+
+  async putRegistry(
+    name: string,
+    sources: string[],
+    claims: Claims | undefined,
+    origin: Origin,
+  ): Promise<{ created: boolean }> {
+    return this.write(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('mcpfleet-topology'))`);
+      const known = await tx.query<{ name: string }>(
+        `SELECT name FROM sources WHERE name = ANY($1::text[])`,
+        [sources],
+      );
+      const missing = sources.filter((s) => !known.rows.some((k) => k.name === s));
+      if (missing.length > 0) {
+        throw new McpfleetError(
+          "ERR_INVALID_RESOURCE",
+          `registry "${name}" names unknown source(s): ${missing.join(", ")}`,
+        );
+      }
+      const r = await tx.query<{ inserted: boolean }>(
+        `INSERT INTO registries (name, sources, claims, origin) VALUES ($1, $2::text[], $3::jsonb, $4)
+         ON CONFLICT (name) DO UPDATE SET sources = $2::text[], claims = $3::jsonb, origin = $4,
+           updated_at = now()
+         RETURNING (xmax = 0) AS inserted`,
+        [name, sources, claims === undefined ? null : JSON.stringify(claims), origin],
+      );
+      return { created: r.rows[0]?.inserted === true };
+    });
+  }
+
+  async deleteRegistry(name: string): Promise<boolean> {
+    return this.write(async (tx) => {
+      const r = await tx.query(`DELETE FROM registries WHERE name = $1 RETURNING name`, [name]);
+      return r.rows.length > 0;
+    });
+  }
+
+  /**
+   * Makes the config file's sources and registries the `config`-origin resources: upserts
+   * them and removes config-origin resources the file no longer has. API-created resources
+   * are kept.
+   */
+  async applyConfigResources(
+    sources: { name: string; kind: string; config: Record<string, unknown> }[],
+    registries: { name: string; sources: string[]; claims?: Claims }[],
+  ): Promise<void> {
+    await this.write(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('mcpfleet-topology'))`);
+      const regNames = registries.map((r) => r.name);
+      await tx.query(
+        `DELETE FROM registries WHERE origin = 'config' AND NOT (name = ANY($1::text[]))`,
+        [regNames],
+      );
+      for (const s of sources) {
+        await tx.query(
+          `INSERT INTO sources (name, kind, config, origin) VALUES ($1, $2, $3::jsonb, 'config')
+           ON CONFLICT (name) DO UPDATE SET kind = $2, config = $3::jsonb, origin = 'config',
+             updated_at = CASE WHEN sources.config = $3::jsonb THEN sources.updated_at ELSE now() END`,
+          [s.name, s.kind, JSON.stringify(s.config)],
+        );
+        await tx.query(
+          `INSERT INTO source_status (source, phase) VALUES ($1, 'Pending')
+           ON CONFLICT (source) DO NOTHING`,
+          [s.name],
+        );
+      }
+      const srcNames = sources.map((s) => s.name);
+      const gone = await tx.query<{ name: string }>(
+        `SELECT name FROM sources WHERE origin = 'config' AND NOT (name = ANY($1::text[]))`,
+        [srcNames],
+      );
+      for (const g of gone.rows) {
+        await tx.query(`DELETE FROM entries WHERE source = $1`, [g.name]);
+        await tx.query(`DELETE FROM source_status WHERE source = $1`, [g.name]);
+        await tx.query(`DELETE FROM sources WHERE name = $1`, [g.name]);
+      }
+      for (const r of registries) {
+        await tx.query(
+          `INSERT INTO registries (name, sources, claims, origin)
+           VALUES ($1, $2::text[], $3::jsonb, 'config')
+           ON CONFLICT (name) DO UPDATE SET sources = $2::text[], claims = $3::jsonb,
+             origin = 'config', updated_at = now()`,
+          [r.name, r.sources, r.claims === undefined ? null : JSON.stringify(r.claims)],
+        );
+      }
+    });
+  }
+
+  // ---- sync status ---------------------------------------------------------------------
+
+  async getStatus(source: string): Promise<SyncStatus | undefined> {
+    const r = await this.db.query(`SELECT * FROM source_status WHERE source = $1`, [source]);
+    return r.rows[0] === undefined ? undefined : toStatus(r.rows[0]);
+  }
+
+  async listStatus(): Promise<Map<string, SyncStatus>> {
+    const r = await this.db.query(`SELECT * FROM source_status`);
+    return new Map(r.rows.map((row) => [String(row.source), toStatus(row)]));
+  }
+
+  async markSyncing(source: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO source_status (source, phase, last_attempt) VALUES ($1, 'Syncing', now())
+       ON CONFLICT (source) DO UPDATE SET phase = 'Syncing', last_attempt = now()`,
+      [source],
+    );
+  }
+
+  /** Records a sync that found the data unchanged: nothing else is written. */
+  async markUnchanged(source: string): Promise<void> {
+    await this.db.query(
+      `UPDATE source_status SET phase = 'Ready', last_success = now(),
+         message = 'unchanged' WHERE source = $1`,
+      [source],
+    );
+  }
+
+  /** Records a failed sync; the source's entries (the last good data) stay as they were. */
+  async markFailed(source: string, message: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO source_status (source, phase, last_attempt, message)
+       VALUES ($1, 'Failed', now(), $2)
+       ON CONFLICT (source) DO UPDATE SET phase = 'Failed', message = $2`,
+      [source, message],
+    );
+  }
+
+  // ---- synced entries: staged, then swapped in one transaction ---------------------------
+
+  beginStaging(): string {
+    return randomUUID();
+  }
+
+  async stageBatch(syncId: string, entries: ServerEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const cols: unknown[][] = [[], [], [], [], [], [], []];
+    for (const e of entries) {
+      cols[0]?.push(e.name);
+      cols[1]?.push(e.version);
+      cols[2]?.push(JSON.stringify(e.server));
+      cols[3]?.push(searchText(e.server));
+      cols[4]?.push(e.claims === undefined ? null : JSON.stringify(e.claims));
+      cols[5]?.push(e.status);
+      cols[6]?.push(digestOf(e.server, e.claims, e.status));
+    }
+    await this.db.query(
+      `INSERT INTO entries_staging (sync_id, name, version, server, search, claims, status, digest)
+       SELECT $1, n, v, s::jsonb, q, c::jsonb, st, d
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+         AS u(n, v, s, q, c, st, d)
+       ON CONFLICT (sync_id, name, version) DO NOTHING`,
+      [syncId, ...cols],
+    );
+  }
+
+  async discardStaging(syncId: string): Promise<void> {
+    await this.db.query(`DELETE FROM entries_staging WHERE sync_id = $1`, [syncId]);
+  }
+
+  /**
+   * Replaces the source's entries with the staged ones in one transaction. Entries whose
+   * content is unchanged keep their updatedAt; every entry keeps its first publishedAt.
+   */
+  async commitStaging(syncId: string, source: string, contentHash: string): Promise<number> {
+    // Latest per name, semver-aware (computed here, in bounded memory: names and versions only).
+    const pairs = await this.db.query<{ name: string; versions: string[] }>(
+      `SELECT name, array_agg(version) AS versions FROM entries_staging WHERE sync_id = $1
+       GROUP BY name`,
+      [syncId],
+    );
+    const latestNames: string[] = [];
+    const latestVersions: string[] = [];
+    for (const p of pairs.rows) {
+      const l = latestVersion(p.versions);
+      if (l !== undefined) {
+        latestNames.push(p.name);
+        latestVersions.push(l);
+      }
+    }
+    return this.write(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`mcpfleet-source:${source}`]);
+      const exists = await tx.query(`SELECT 1 FROM sources WHERE name = $1`, [source]);
+      if (exists.rows.length === 0) {
+        throw new McpfleetError("ERR_SOURCE_NOT_FOUND", `source "${source}" was deleted`);
+      }
+      await tx.query(
+        `UPDATE entries_staging st SET is_latest = true
+         FROM unnest($2::text[], $3::text[]) AS l(n, v)
+         WHERE st.sync_id = $1 AND st.name = l.n AND st.version = l.v`,
+        [syncId, latestNames, latestVersions],
+      );
+      await tx.query(
+        `DELETE FROM entries e WHERE e.source = $2 AND NOT EXISTS (
+           SELECT 1 FROM entries_staging st
+           WHERE st.sync_id = $1 AND st.name = e.name AND st.version = e.version)`,
+        [syncId, source],
+      );
+      await tx.query(
+        `INSERT INTO entries (source, name, version, server, search, claims, status, digest,
+           is_latest)
+         SELECT $2, st.name, st.version, st.server, st.search, st.claims, st.status, st.digest,
+           st.is_latest
+         FROM entries_staging st WHERE st.sync_id = $1
+         ON CONFLICT (source, name, version) DO UPDATE SET server = EXCLUDED.server,
+           search = EXCLUDED.search, claims = EXCLUDED.claims, status = EXCLUDED.status,
+           digest = EXCLUDED.digest, is_latest = EXCLUDED.is_latest, updated_at = now()
+         WHERE entries.digest <> EXCLUDED.digest OR entries.is_latest <> EXCLUDED.is_latest`,
+        [syncId, source],
+      );
+      const ins = await tx.query<{ n: string | number }>(
+        `SELECT count(*) AS n FROM entries WHERE source = $1`,
+        [source],
+      );
+      await tx.query(`DELETE FROM entries_staging WHERE sync_id = $1`, [syncId]);
+      const n = Number(ins.rows[0]?.n ?? 0);
+      await tx.query(
+        `INSERT INTO source_status (source, phase, last_attempt, last_success, message,
+           entry_count, content_hash)
+         VALUES ($1, 'Ready', now(), now(), NULL, $2, $3)
+         ON CONFLICT (source) DO UPDATE SET phase = 'Ready', last_success = now(),
+           message = NULL, entry_count = $2, content_hash = $3`,
+        [source, n, contentHash],
+      );
+      return n;
+    });
+  }
+
+  // ---- managed entries -------------------------------------------------------------------
+
+  /** Publishes one version into a managed source. 409 when the version exists. */
+  async publish(source: string, entry: ServerEntry): Promise<StoredEntry> {
+    return this.write(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+        `mcpfleet-entry:${source}:${entry.name}`,
+      ]);
+      const prev = await tx.query<{ version: string; claims: Claims | null }>(
+        `SELECT version, claims FROM entries WHERE source = $1 AND name = $2
+         ORDER BY published_at, version`,
+        [source, entry.name],
+      );
+      if (prev.rows.some((p) => p.version === entry.version)) {
+        throw new McpfleetError(
+          "ERR_VERSION_EXISTS",
+          `${entry.name} version ${entry.version} is already published; versions are immutable`,
+        );
+      }
+      const first = prev.rows[0];
+      if (first !== undefined && !sameClaims(first.claims ?? undefined, entry.claims)) {
+        throw new McpfleetError(
+          "ERR_CLAIMS_MISMATCH",
+          `every version of ${entry.name} must carry the claims of its first version`,
+        );
+      }
+      await tx.query(
+        `INSERT INTO entries (source, name, version, server, search, claims, status, digest)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8)`,
+        [
+          source,
+          entry.name,
+          entry.version,
+          JSON.stringify(entry.server),
+          searchText(entry.server),
+          entry.claims === undefined ? null : JSON.stringify(entry.claims),
+          entry.status,
+          digestOf(entry.server, entry.claims, entry.status),
+        ],
+      );
+      await recomputeLatest(tx, source, entry.name, [
+        ...prev.rows.map((p) => p.version),
+        entry.version,
+      ]);
+      await bumpCount(tx, source);
+      const r = await tx.query(
+        `SELECT ${ENTRY_COLUMNS} FROM entries e WHERE source = $1 AND name = $2 AND version = $3`,
+        [source, entry.name, entry.version],
+      );
+      return toEntry(r.rows[0] as Record<string, unknown>);
+    });
+  }
+
+  /** Deletes one version of a managed entry; false when it does not exist. */
+  async deleteVersion(source: string, name: string, version: string): Promise<boolean> {
+    return this.write(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+        `mcpfleet-entry:${source}:${name}`,
+      ]);
+      const r = await tx.query(
+        `DELETE FROM entries WHERE source = $1 AND name = $2 AND version = $3 RETURNING 1`,
+        [source, name, version],
+      );
+      if (r.rows.length === 0) return false;
+      const rest = await tx.query<{ version: string }>(
+        `SELECT version FROM entries WHERE source = $1 AND name = $2`,
+        [source, name],
+      );
+      await recomputeLatest(
+        tx,
+        source,
+        name,
+        rest.rows.map((x) => x.version),
+      );
+      await bumpCount(tx, source);
+      return true;
+    });
+  }
+
+  // ---- reads ---------------------------------------------------------------------------
+
+  /** One page of a registry view, ordered by (name, version). */
+  async listEntries(sources: string[], q: ListQuery): Promise<StoredEntry[]> {
+    const params: unknown[] = [sources];
+    const where: string[] = [];
+    if (q.after !== undefined) {
+      params.push(q.after.name, q.after.version);
+      where.push(`(e.name, e.version) > ($${params.length - 1}, $${params.length})`);
+    }
+    if (q.search !== undefined && q.search !== "") {
+      params.push(`%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where.push(`e.search LIKE $${params.length}`);
+    }
+    if (q.updatedSince !== undefined) {
+      params.push(q.updatedSince.toISOString());
+      where.push(`e.updated_at > $${params.length}::timestamptz`);
+    }
+    if (q.latestOnly === true) where.push(`e.is_latest`);
+    params.push(q.limit);
+    const r = await this.db.query(
+      `${VIEW} SELECT ${ENTRY_COLUMNS} FROM ${VIEW_FROM}
+       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY e.name, e.version LIMIT $${params.length}`,
+      params,
+    );
+    return r.rows.map(toEntry);
+  }
+
+  /** Every version of a name in a registry view (from the first source that has it). */
+  async listVersions(sources: string[], name: string): Promise<StoredEntry[]> {
+    const r = await this.db.query(
+      `WITH src AS (SELECT s, o FROM unnest($1::text[]) WITH ORDINALITY AS t(s, o)),
+       first AS (SELECT min(src.o) AS o FROM entries e JOIN src ON src.s = e.source
+                 WHERE e.name = $2)
+       SELECT ${ENTRY_COLUMNS} FROM entries e JOIN src ON src.s = e.source
+       JOIN first ON first.o = src.o WHERE e.name = $2`,
+      [sources, name],
+    );
+    return r.rows.map(toEntry).sort((a, b) => compareVersions(b.version, a.version));
+  }
+
+  async countEntries(source: string): Promise<number> {
+    const r = await this.db.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM entries WHERE source = $1`,
+      [source],
+    );
+    return Number(r.rows[0]?.n ?? 0);
+  }
+}
+
+function sameClaims(a: Claims | undefined, b: Claims | undefined): boolean {
+  const norm = (c: Claims | undefined): string =>
+    JSON.stringify(
+      Object.entries(c ?? {})
+        .map(([k, v]) => [k, Array.isArray(v) ? [...v].sort() : v])
+        .sort(([x], [y]) => String(x).localeCompare(String(y))),
+    );
+  return norm(a) === norm(b);
+}
+
+async function recomputeLatest(
+  tx: Queryable,
+  source: string,
+  name: string,
+  versions: string[],
+): Promise<void> {
+  const latest = latestVersion(versions) ?? null;
+  await tx.query(
+    `UPDATE entries SET is_latest = (version = $3), updated_at =
+       CASE WHEN is_latest <> (version = $3) THEN now() ELSE updated_at END
+     WHERE source = $1 AND name = $2`,
+    [source, name, latest],
+  );
+}
+
+async function bumpCount(tx: Queryable, source: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO source_status (source, phase, entry_count, last_success)
+     VALUES ($1, 'Ready', (SELECT count(*) FROM entries WHERE source = $1), now())
+     ON CONFLICT (source) DO UPDATE SET phase = 'Ready',
+       entry_count = (SELECT count(*) FROM entries WHERE source = $1)`,
+    [source],
+  );
+}
+
+function toSource(r: Record<string, unknown>): SourceRecord {
+  return {
+    name: String(r.name),
+    kind: String(r.kind),
+    config: r.config as Record<string, unknown>,
+    origin: r.origin as Origin,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+function toRegistry(r: Record<string, unknown>): RegistryRecord {
+  const reg: RegistryRecord = {
+    name: String(r.name),
+    sources: r.sources as string[],
+    origin: r.origin as Origin,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+  if (r.claims !== null && r.claims !== undefined) reg.claims = r.claims as Claims;
+  return reg;
+}
+
+function toStatus(r: Record<string, unknown>): SyncStatus {
+  const s: SyncStatus = {
+    phase: String(r.phase) as SyncPhase,
+    entryCount: Number(r.entry_count ?? 0),
+  };
+  const la = isoOpt(r.last_attempt);
+  const ls = isoOpt(r.last_success);
+  if (la !== undefined) s.lastAttempt = la;
+  if (ls !== undefined) s.lastSuccess = ls;
+  if (typeof r.message === "string") s.message = r.message;
+  if (typeof r.content_hash === "string") s.contentHash = r.content_hash;
+  return s;
+}

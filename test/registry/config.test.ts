@@ -1,0 +1,103 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseDuration } from "../../src/registry/config/duration.js";
+import { loadConfigFile, parseConfig } from "../../src/registry/config/load.js";
+import { pgpassLookup, resolvePassword } from "../../src/registry/config/secrets.js";
+
+const DATA = join(import.meta.dirname, "../../../shared/data/reference-registry-configs");
+
+describe("registry config loading", () => {
+  it("loads the example and the reference configs with the format key", () => {
+    const ex = loadConfigFile(
+      join(import.meta.dirname, "../../examples/registry/config-anonymous.yaml"),
+    );
+    expect(ex.config.registries[0]?.name).toBe("default");
+    expect(ex.warnings).toEqual([]);
+    const ref = loadConfigFile(join(DATA, "with-format-key__config-complete.yaml"));
+    expect(ref.config.sources.length).toBeGreaterThan(0);
+  });
+
+  it("names key and line of every error", () => {
+    const text = [
+      "sources:",
+      "  - name: catalog",
+      "    file:",
+      "      path: x.json",
+      "  - name: Bad_Name",
+      "    file:",
+      "      path: x.json",
+      "registries:",
+      "  - name: default",
+      "    sources: [catalog, missing]",
+      "auth:",
+      "  mode: anonymous",
+    ].join("\n");
+    let message = "";
+    try {
+      parseConfig(text, "cfg.yaml");
+    } catch (err) {
+      expect((err as { code: string }).code).toBe("ERR_REGISTRY_CONFIG");
+      message = (err as Error).message;
+    }
+    expect(message).toContain("cfg.yaml:5: /sources/1/name");
+    expect(message).toContain(
+      "cfg.yaml:9: /registries: every source a registry names must be defined",
+    );
+    expect(message).toContain("2 configuration error(s)");
+  });
+
+  it("reports YAML syntax errors with a line", () => {
+    expect(() => parseConfig("sources:\n  - name: [\n", "bad.yaml")).toThrow(/bad\.yaml:\d+:/);
+  });
+
+  it("accepts a clear-text password with a warning", () => {
+    const r = parseConfig(
+      [
+        "sources: [{name: m, managed: {}}]",
+        "registries: [{name: r, sources: [m]}]",
+        "auth: {mode: anonymous}",
+        "database:",
+        "  host: db",
+        "  password: hunter2",
+      ].join("\n"),
+      "c.yaml",
+    );
+    expect(r.config.database?.password).toBe("hunter2");
+    expect(r.warnings).toEqual([
+      expect.stringMatching(/^c\.yaml:6: \/database\/password: clear-text secret/),
+    ]);
+  });
+
+  it("parses Go durations and rejects anything else", () => {
+    expect(parseDuration("1h30m")).toBe(5_400_000);
+    expect(parseDuration("1.5s")).toBe(1500);
+    expect(parseDuration("250ms")).toBe(250);
+    for (const bad of ["", "5", "5 m", "m", "1d", "-1s"])
+      expect(() => parseDuration(bad)).toThrow();
+  });
+});
+
+describe("secrets", () => {
+  const want = { host: "db", port: 5432, database: "registry", user: "app" };
+  it("looks passwords up in pgpass with wildcards and escapes", () => {
+    const text = "# comment\nother:5432:registry:app:no\n*:5432:registry:app:pa\\:ss:word\n";
+    expect(pgpassLookup(text, want)).toBe("pa:ss:word");
+    expect(pgpassLookup(text, { ...want, user: "x" })).toBeUndefined();
+  });
+  it("prefers file, then environment, then PGPASSFILE, then clear text", () => {
+    const dir = mkdtempSync(join(tmpdir(), "secrets-"));
+    const file = join(dir, "pw");
+    writeFileSync(file, "from-file\n");
+    const pgpass = join(dir, "pgpass");
+    writeFileSync(pgpass, "db:5432:registry:app:from-pgpass\n");
+    const env = { PGPASSFILE: pgpass, MY_PW: "from-env" };
+    expect(resolvePassword({ ...want, file, env: ["MY_PW"] }, env)).toBe("from-file");
+    expect(resolvePassword({ ...want, env: ["MY_PW"] }, env)).toBe("from-env");
+    expect(resolvePassword({ ...want, clearText: "clear" }, env)).toBe("from-pgpass");
+    expect(
+      resolvePassword({ ...want, clearText: "clear" }, { PGPASSFILE: join(dir, "none") }),
+    ).toBe("clear");
+  });
+});

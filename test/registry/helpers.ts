@@ -1,0 +1,100 @@
+// Shared test helpers for the registry server: store factories for both drivers and entries.
+import { PgliteDb } from "../../src/registry/store/pglite.js";
+import { PostgresDb } from "../../src/registry/store/postgres.js";
+import { Store } from "../../src/registry/store/store.js";
+import type { ServerEntry } from "../../src/registry/formats/model.js";
+import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
+
+export function entry(
+  name: string,
+  version: string,
+  extra: Partial<ServerEntry> = {},
+): ServerEntry {
+  return {
+    name,
+    version,
+    server: { name, version, description: `${name} server`, title: name.split("/")[1] },
+    tags: [],
+    status: "active",
+    ...extra,
+  };
+}
+
+export interface StoreFactory {
+  driver: "pglite" | "postgres";
+  /** A fresh, migrated store on its own database. */
+  open(): Promise<Store>;
+  /** A second store on the same database as the last open() (another replica). */
+  openReplica(): Promise<Store>;
+  /** PostgreSQL connection options of the last database (postgres only). */
+  lastOptions?: () => ConstructorParameters<typeof PostgresDb>[0];
+  teardown(): Promise<void>;
+}
+
+let dbCounter = 0;
+
+export function pgliteFactory(): StoreFactory {
+  const opened: Store[] = [];
+  return {
+    driver: "pglite",
+    async open() {
+      const s = new Store(await PgliteDb.open());
+      await s.init();
+      opened.push(s);
+      return s;
+    },
+    openReplica() {
+      throw new Error("PGlite is single-process: no replicas");
+    },
+    async teardown() {
+      await Promise.all(opened.map((s) => s.close()));
+    },
+  };
+}
+
+export function postgresFactory(): StoreFactory {
+  let server: PostgresServer | undefined;
+  let last: ConstructorParameters<typeof PostgresDb>[0] | undefined;
+  const opened: Store[] = [];
+  const replica = async (): Promise<Store> => {
+    if (last === undefined) throw new Error("open() first");
+    const s = new Store(new PostgresDb(last));
+    await s.init();
+    opened.push(s);
+    return s;
+  };
+  return {
+    driver: "postgres",
+    async open() {
+      server ??= await startPostgres();
+      const database = `t${process.pid}_${++dbCounter}`;
+      await server.createDatabase(database);
+      last = {
+        host: server.host,
+        port: server.port,
+        database,
+        user: server.appUser,
+        password: server.appPassword,
+        migrationUser: server.migrationUser,
+        migrationPassword: server.migrationPassword,
+        sslMode: "disable",
+        maxOpenConns: 5,
+      };
+      return replica();
+    },
+    openReplica: replica,
+    lastOptions: () => {
+      if (last === undefined) throw new Error("open() first");
+      return last;
+    },
+    async teardown() {
+      await Promise.all(opened.map((s) => s.close().catch(() => undefined)));
+      await server?.stop();
+    },
+  };
+}
+
+/** Factories for every driver available here (PostgreSQL only when its binaries exist). */
+export function storeFactories(): StoreFactory[] {
+  return postgresAvailable() ? [pgliteFactory(), postgresFactory()] : [pgliteFactory()];
+}
