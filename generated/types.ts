@@ -1541,6 +1541,8 @@ export interface VirtualMCPConfig {
   groupRef?: string;
   /**
    * Static backends. Used when outgoingAuth.source is inline; empty when it is discovered (backends are then discovered at run time).
+   *
+   * @maxItems 200
    */
   backends?: StaticBackend[];
   incomingAuth?: IncomingAuthConfig;
@@ -1548,12 +1550,16 @@ export interface VirtualMCPConfig {
   aggregation?: AggregationConfig;
   /**
    * Composite-tool workflows defined inline.
+   *
+   * @maxItems 32
    */
   compositeTools?: CompositeToolConfig[];
   /**
    * VirtualMCPCompositeToolDefinitions in the same namespace whose workflows are added.
+   *
+   * @maxItems 32
    */
-  compositeToolRefs?: NameReference[];
+  compositeToolRefs?: CompositeToolRef[];
   operational?: OperationalConfig;
   metadata?: StringMap;
   telemetry?: EmbeddedTelemetryConfig;
@@ -1742,6 +1748,8 @@ export interface AggregationConfig {
   conflictResolutionConfig?: ConflictResolutionConfig;
   /**
    * Per-workload tool filters and overrides.
+   *
+   * @maxItems 200
    */
   tools?: WorkloadToolConfig[];
   /**
@@ -1828,6 +1836,7 @@ export interface CompositeToolConfig {
    * Workflow steps. Steps run in parallel unless ordered by dependsOn.
    *
    * @minItems 1
+   * @maxItems 50
    */
   steps: WorkflowStepConfig[];
   output?: OutputConfig;
@@ -1870,6 +1879,8 @@ export interface WorkflowStepConfig {
   condition?: StepCondition;
   /**
    * Ids of the steps that must finish first.
+   *
+   * @maxItems 20
    */
   dependsOn?: string[];
   onError?: StepErrorHandling;
@@ -1971,6 +1982,8 @@ export interface OutputConfig {
   };
   /**
    * Names of the properties always present in the output.
+   *
+   * @maxItems 64
    */
   required?: string[];
 }
@@ -2019,6 +2032,15 @@ export interface NestedOutputProperty {
  */
 export interface OutputDefault {
   [k: string]: unknown | undefined;
+}
+/**
+ * Reference to a VirtualMCPCompositeToolDefinition in the same namespace.
+ */
+export interface CompositeToolRef {
+  /**
+   * Name of the VirtualMCPCompositeToolDefinition.
+   */
+  name: string;
 }
 /**
  * Logging, timeouts and failure handling.
@@ -2125,6 +2147,8 @@ export interface EmbeddedConfig {
   groupRef?: string;
   /**
    * Static backends. Used when outgoingAuth.source is inline; empty when it is discovered (backends are then discovered at run time).
+   *
+   * @maxItems 200
    */
   backends?: StaticBackend[];
   incomingAuth?: IncomingAuthConfig;
@@ -2132,12 +2156,16 @@ export interface EmbeddedConfig {
   aggregation?: AggregationConfig;
   /**
    * Composite-tool workflows defined inline.
+   *
+   * @maxItems 32
    */
   compositeTools?: CompositeToolConfig[];
   /**
    * VirtualMCPCompositeToolDefinitions in the same namespace whose workflows are added.
+   *
+   * @maxItems 32
    */
-  compositeToolRefs?: NameReference[];
+  compositeToolRefs?: CompositeToolRef[];
   operational?: OperationalConfig;
   metadata?: StringMap;
   telemetry?: EmbeddedTelemetryConfig;
@@ -2588,7 +2616,12 @@ export interface MCPRemoteProxySpec {
   /**
    * URL of the remote MCP server; begins with http:// or https://.
    */
-  remoteURL: string;
+  remoteURL?: string;
+  /**
+   * @deprecated
+   * Deprecated spelling of remoteURL, accepted because resources written for the reference operator use it. Use remoteURL.
+   */
+  remoteUrl?: string;
   proxyPort?: Port;
   /**
    * Transport of the remote MCP server.
@@ -2801,7 +2834,12 @@ export interface MCPServerEntrySpec {
   /**
    * URL of the remote MCP server; begins with http:// or https://.
    */
-  remoteURL: string;
+  remoteURL?: string;
+  /**
+   * @deprecated
+   * Deprecated spelling of remoteURL, accepted because resources written for the reference operator use it. Use remoteURL.
+   */
+  remoteUrl?: string;
   /**
    * Transport of the remote MCP server. No default.
    */

@@ -44,7 +44,6 @@ const KEPT_KEYWORDS = new Set([
   "pattern",
   "minItems",
   "maxItems",
-  "uniqueItems",
   "minProperties",
   "maxProperties",
   "nullable",

@@ -8,7 +8,7 @@ import {
   compileRule,
   defaultSchemaSet,
 } from "../../src/schema/index.js";
-import { type Doc, loadReferenceDocs } from "./helpers.js";
+import type { Doc } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const AUTH_ID = "https://mcpfleet.dev/schemas/config/authtypes.yaml";
@@ -1470,59 +1470,3 @@ describe("auth schemas: examples", () => {
  * which its own CRD does not accept either (the API server prunes them and then rejects the
  * missing `tokenUrl`).
  */
-const snakeCase = (fields: string[]): SchemaIssue[] => [
-  {
-    path: "/spec/tokenExchange/tokenUrl",
-    message: 'missing required field "tokenUrl"',
-    level: "schema",
-  },
-  ...fields.map((f): SchemaIssue => ({
-    path: `/spec/tokenExchange/${f}`,
-    message: `unknown field "${f}"`,
-    level: "schema",
-    unknownField: true,
-  })),
-];
-const COMPATIBILITY_EXCEPTIONS: Record<string, SchemaIssue[]> = {
-  "external-auth__complete_example.yaml#1": snakeCase([
-    "token_url",
-    "client_id",
-    "client_secret_ref",
-    "scope",
-    "external_token_header_name",
-  ]),
-  "external-auth__mcpexternalauthconfig_basic.yaml#0": snakeCase([
-    "token_url",
-    "client_id",
-    "client_secret_ref",
-    "scope",
-  ]),
-  "external-auth__mcpexternalauthconfig_minimal.yaml#0": snakeCase([
-    "token_url",
-    "client_id",
-    "client_secret_ref",
-  ]),
-};
-
-describe("auth schemas: reference resources", () => {
-  const docs = KINDS.flatMap((kind) =>
-    loadReferenceDocs(kind).map((r) => [`${r.file}#${r.index}`, kind, r.doc] as const),
-  );
-
-  it("finds the reference documents of both kinds", () => {
-    expect(docs.filter(([, kind]) => kind === "MCPOIDCConfig").length).toBeGreaterThanOrEqual(8);
-    expect(
-      docs.filter(([, kind]) => kind === "MCPExternalAuthConfig").length,
-    ).toBeGreaterThanOrEqual(7);
-    for (const key of Object.keys(COMPATIBILITY_EXCEPTIONS)) {
-      expect(docs.map(([k]) => k)).toContain(key);
-    }
-  });
-
-  it.each(docs)("%s (%s) validates, apart from recorded exceptions", (key, kind, doc) => {
-    const issues = issuesOf(kind, doc);
-    const expected = COMPATIBILITY_EXCEPTIONS[key] ?? [];
-    expect(issues).toEqual(expect.arrayContaining(expected));
-    expect(issues).toHaveLength(expected.length);
-  });
-});

@@ -27,7 +27,6 @@ const STRUCTURAL_KEYWORDS = new Set([
   "pattern",
   "minItems",
   "maxItems",
-  "uniqueItems",
   "minProperties",
   "maxProperties",
   "nullable",
@@ -64,6 +63,15 @@ function walk(node: SchemaNode, path: string, out: Visit[]): Visit[] {
 }
 
 const defaultChecker = new Ajv({ strict: false, allErrors: true });
+
+describe("schema files", () => {
+  it("never use uniqueItems, which CustomResourceDefinitions refuse", () => {
+    const offenders = loadSchemaFiles().filter((f) =>
+      JSON.stringify(f.schema).includes('"uniqueItems"'),
+    );
+    expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+});
 
 describe.each(KINDS.map((k) => [k]))("CRD of %s", (kind) => {
   const crd = buildCrd(index, kind);

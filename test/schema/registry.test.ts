@@ -11,15 +11,7 @@ import {
   defaultSchemaSet,
   kindSchemaId,
 } from "../../src/schema/index.js";
-import {
-  type Doc,
-  REFERENCE_REGISTRY_CONFIGS,
-  SHARED_DATA,
-  expectValid,
-  issuesOf,
-  loadReferenceDocs,
-  loadYamlDocs,
-} from "./helpers.js";
+import { type Doc, SHARED_DATA, expectValid, issuesOf } from "./helpers.js";
 
 // ajv-formats is CommonJS: at run time the default import is the plugin itself.
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
@@ -442,22 +434,6 @@ const configCases: Case[] = [
     path: "/sources/1/kubernetes/namespaces/0",
     level: "schema",
   },
-  ...(["git", "api", "url", "file"] as const).map((kind) => ({
-    name: `syncPolicy missing on a ${kind} source`,
-    mutate: (d: Doc) => {
-      const bodies = {
-        git: { repository: "https://h/r.git" },
-        api: { endpoint: "https://h" },
-        url: { url: "https://h/r.json" },
-        file: { path: "r.json" },
-      };
-      d.sources = [{ name: "s", [kind]: bodies[kind] }];
-      d.registries = [{ name: "default", sources: ["s"] }];
-    },
-    path: "/sources/0/syncPolicy",
-    level: "cel" as const,
-    message: "syncPolicy is required",
-  })),
   {
     name: "syncPolicy without interval",
     mutate: (d) => (src(d, 0).syncPolicy = {}),
@@ -1233,7 +1209,7 @@ describe("CEL rules", () => {
     }
     const config = ruleMessages("config/registry-server.yaml");
     const crd = ruleMessages("crd/mcpregistry.yaml");
-    expect([config.length, crd.length]).toEqual([15, 18]);
+    expect([config.length, crd.length]).toEqual([14, 18]);
     expect([...config, ...crd].filter((m) => !seen.has(m))).toEqual([]);
   });
 });
@@ -1356,52 +1332,5 @@ describe("examples", () => {
       );
     }
     expect(new Set(servers.map((s) => s.name)).size).toBe(servers.length);
-  });
-});
-
-// ---------------------------------------------------------------------------------------------
-// Reference data
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Compatibility exceptions: reference documents that break one of our rules on purpose. Each
- * entry lists the exact issues expected, so a change in either direction fails the test.
- */
-const CONFIG_EXCEPTIONS: Record<string, { path: string; level: "schema" | "cel"; why: string }[]> =
-  {
-    // File sources without syncPolicy: we require an interval on every synced source.
-    "mcp-registries__mcpregistry-configyaml-oauth.yaml": [
-      { path: "/sources/0/syncPolicy", level: "cel", why: "file source without syncPolicy" },
-    ],
-    "mcp-registries__mcpregistry-configyaml-pgpass.yaml": [
-      { path: "/sources/0/syncPolicy", level: "cel", why: "file source without syncPolicy" },
-    ],
-  };
-
-describe("reference data", () => {
-  const configs = loadYamlDocs(REFERENCE_REGISTRY_CONFIGS);
-
-  it("has the 28 reference registry configs", () => {
-    expect(configs).toHaveLength(28);
-  });
-
-  it.each(configs.map((r) => [r.file, r.doc] as const))("config %s validates", (_file, doc) => {
-    expect(configIssues(doc)).toEqual([]);
-  });
-
-  const registries = loadReferenceDocs("MCPRegistry");
-
-  it("has MCPRegistry reference documents", () => {
-    expect(registries.length).toBeGreaterThanOrEqual(8);
-  });
-
-  it.each(registries.map((r) => [r.file, r.doc] as const))("MCPRegistry %s", (file, doc) => {
-    expectValid("MCPRegistry", doc);
-    const configYAML = spec(doc).configYAML as string;
-    const issues = configIssues(parse(configYAML));
-    const expected = CONFIG_EXCEPTIONS[file] ?? [];
-    expect(issues.map((i) => ({ path: i.path, level: i.level }))).toEqual(
-      expected.map((e) => ({ path: e.path, level: e.level })),
-    );
   });
 });

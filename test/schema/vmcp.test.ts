@@ -10,7 +10,7 @@ import {
   defaultSchemaSet,
   schemasDir,
 } from "../../src/schema/index.js";
-import { type Doc, loadReferenceDocs, loadYamlDocs } from "./helpers.js";
+import { type Doc, loadYamlDocs } from "./helpers.js";
 
 const API_VERSION = "toolhive.stacklok.dev/v1alpha1";
 const EXAMPLES = join(import.meta.dirname, "../../examples/resources");
@@ -1530,68 +1530,5 @@ describe("examples", () => {
     for (const audience of ours) {
       expect(everyAudience.filter((a) => a === audience)).toHaveLength(1);
     }
-  });
-});
-
-/**
- * Reference resources written for the reference operator that use fields or combinations our
- * specification does not have. Every other VirtualMCPServer and VirtualMCPCompositeToolDefinition
- * reference document validates without any issue. See docs/virtualmcpserver.md.
- */
-const COMPATIBILITY_EXCEPTIONS: Record<string, string[]> = {
-  "virtual-mcps__composite_tool_complex.yaml/multi-source-data-processor": [
-    "unknown /spec/failureMode",
-    "cel /spec/steps/0/onError/action",
-    "unknown /spec/steps/0/onError/maxRetries",
-    "cel /spec/steps/1/onError/action",
-    "unknown /spec/steps/1/onError/maxRetries",
-    "cel /spec/steps/5/onError/action",
-    "unknown /spec/steps/5/onError/maxRetries",
-  ],
-  "virtual-mcps__composite_tool_simple.yaml/fetch-and-validate": [
-    "unknown /spec/annotations",
-    "unknown /spec/failureMode",
-    "cel /spec/steps/0/onError/action",
-    "unknown /spec/steps/0/onError/maxRetries",
-  ],
-  "virtual-mcps__composite_tool_with_elicitations.yaml/interactive-deploy": [
-    "unknown /spec/failureMode",
-    "unknown /spec/steps/3/onError/maxRetries",
-  ],
-  "virtual-mcps__vmcp_codemode.yaml/codemode-vmcp": ["unknown /spec/config/codeMode"],
-  "virtual-mcps__vmcp_optimizer_openai.yaml/optimizer-vmcp": [
-    "unknown /spec/config/optimizer/embeddingHeaders",
-    "unknown /spec/config/optimizer/embeddingModel",
-    "unknown /spec/config/optimizer/embeddingProvider",
-  ],
-};
-
-describe("reference resources", () => {
-  const refs = [
-    ...loadReferenceDocs("VirtualMCPServer"),
-    ...loadReferenceDocs("VirtualMCPCompositeToolDefinition"),
-  ];
-
-  it("include both kinds", () => {
-    expect(refs.filter((r) => r.doc.kind === "VirtualMCPServer").length).toBeGreaterThanOrEqual(10);
-    expect(
-      refs.filter((r) => r.doc.kind === "VirtualMCPCompositeToolDefinition").length,
-    ).toBeGreaterThanOrEqual(3);
-  });
-
-  it.each(refs.map((r) => [`${r.file}#${r.index} ${String(r.doc.kind)}`, r] as const))(
-    "%s validates, apart from its recorded compatibility exceptions",
-    (_name, r) => {
-      const key = `${r.file}/${String((r.doc.metadata as Doc).name)}`;
-      const got = issues(r.doc.kind as string, r.doc)
-        .map((i) => `${i.unknownField === true ? "unknown" : i.level} ${i.path}`)
-        .sort();
-      expect(got).toEqual([...(COMPATIBILITY_EXCEPTIONS[key] ?? [])].sort());
-    },
-  );
-
-  it("records no exception for a document that does not exist", () => {
-    const keys = new Set(refs.map((r) => `${r.file}/${String((r.doc.metadata as Doc).name)}`));
-    for (const key of Object.keys(COMPATIBILITY_EXCEPTIONS)) expect(keys).toContain(key);
   });
 });

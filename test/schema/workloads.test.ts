@@ -9,14 +9,7 @@ import {
   defaultSchemaSet,
   schemasDir,
 } from "../../src/schema/index.js";
-import {
-  type Doc,
-  expectIssue,
-  expectValid,
-  issuesOf,
-  loadReferenceDocs,
-  loadYamlDocs,
-} from "./helpers.js";
+import { type Doc, expectIssue, expectValid, issuesOf, loadYamlDocs } from "./helpers.js";
 
 const API_VERSION = "toolhive.stacklok.dev/v1alpha1";
 
@@ -1360,55 +1353,5 @@ describe("examples/resources", () => {
   it.each(docs.map((d) => [`${d.file}#${d.index}`, d] as const))("%s validates", (_name, d) => {
     expect(d.doc.metadata).not.toHaveProperty("namespace");
     expectValid(String(d.doc.kind), d.doc);
-  });
-});
-
-/**
- * Reference resources that use a field our specification does not have. The field is not added:
- * each issue it causes is listed here, with the reason.
- */
-interface Exception {
-  file: string;
-  kind: WorkloadKind;
-  name: string;
-  path: string;
-  reason: string;
-}
-
-const EXCEPTIONS: Exception[] = [
-  {
-    file: "embedding-servers__embedding-advanced.yaml",
-    kind: "EmbeddingServer",
-    name: "advanced-embedding",
-    path: "/spec/resourceOverrides/deployment",
-    reason: "EmbeddingServer overrides are statefulSet, service and persistentVolumeClaim",
-  },
-];
-
-describe("reference resources", () => {
-  const docs = KINDS.flatMap((k) => loadReferenceDocs(k));
-  const key = (file: string, kind: string, name: string, path: string): string =>
-    `${file} ${kind}/${name} ${path}`;
-  const allowed = new Set(EXCEPTIONS.map((e) => key(e.file, e.kind, e.name, e.path)));
-  const found = docs.flatMap((d) => {
-    const name = String((d.doc.metadata as Doc | undefined)?.name);
-    return issuesOf(String(d.doc.kind), d.doc).map((i) => ({
-      key: key(d.file, String(d.doc.kind), name, i.path),
-      issue: i,
-    }));
-  });
-
-  it("include documents of every workload kind", () => {
-    expect(new Set(docs.map((d) => d.doc.kind))).toEqual(new Set(KINDS));
-    expect(docs.length).toBeGreaterThan(80);
-  });
-
-  it("validate, apart from the recorded compatibility exceptions", () => {
-    expect(found.filter((f) => !allowed.has(f.key))).toEqual([]);
-  });
-
-  it("still need every recorded exception", () => {
-    const hit = new Set(found.map((f) => f.key));
-    expect(EXCEPTIONS.filter((e) => !hit.has(key(e.file, e.kind, e.name, e.path)))).toEqual([]);
   });
 });
