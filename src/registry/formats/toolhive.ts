@@ -35,7 +35,7 @@ function isObj(v: unknown): v is Obj {
 
 function repository(url: unknown): Obj | undefined {
   if (typeof url !== "string" || url === "") return undefined;
-  let source = "";
+  let source: string;
   try {
     const host = new URL(url).hostname;
     source = host.replace(/^www\./, "").split(".")[0] ?? "";

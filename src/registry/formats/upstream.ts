@@ -12,10 +12,10 @@ function isObj(v: unknown): v is Obj {
 
 /** The list of server items of an upstream document, or undefined when it is not one. */
 export function upstreamItems(doc: unknown): unknown[] | undefined {
-  if (Array.isArray(doc)) return doc;
+  if (Array.isArray(doc)) return doc as unknown[];
   if (!isObj(doc)) return undefined;
-  if (isObj(doc.data) && Array.isArray(doc.data.servers)) return doc.data.servers;
-  if (Array.isArray(doc.servers)) return doc.servers;
+  if (isObj(doc.data) && Array.isArray(doc.data.servers)) return doc.data.servers as unknown[];
+  if (Array.isArray(doc.servers)) return doc.servers as unknown[];
   return undefined;
 }
 
