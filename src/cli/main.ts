@@ -8,6 +8,10 @@ export type CommandMain = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: CommandMain }> }> = {
   // Each entry: name -> module under src/cli/ exporting `main`.
+  validate: {
+    summary: "Validate resource YAML: schema, CEL rules and references",
+    load: () => import("./validate.js"),
+  },
 };
 
 function usage(): string {

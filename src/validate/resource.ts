@@ -1,0 +1,91 @@
+// One validated unit (a document, or one item of a List document) and how issues are attached
+// to it: a JSON pointer relative to the resource becomes a line and column in its file.
+import type { Issue, Level, ResourceResult } from "./types.js";
+import type { LocateTarget, ParsedDocument, Position } from "./yaml-docs.js";
+
+export type Severity = "error" | "warning";
+
+export interface Unit {
+  result: ResourceResult;
+  /** The resource's own data (for a List item: the item). */
+  value: unknown;
+  /** Pointer of the resource inside its document ("" unless a List item). */
+  prefix: string;
+  doc: ParsedDocument;
+}
+
+export function newUnit(
+  file: string,
+  doc: ParsedDocument,
+  prefix: string,
+  value: unknown,
+  start: Position,
+): Unit {
+  return {
+    result: {
+      file,
+      line: start.line,
+      kind: "",
+      namespace: "",
+      name: "",
+      valid: true,
+      skipped: false,
+      errors: [],
+      warnings: [],
+    },
+    value,
+    prefix,
+    doc,
+  };
+}
+
+/** Attaches an issue at `path` (relative to the resource) to the unit's result. */
+export function addIssue(
+  unit: Unit,
+  path: string,
+  message: string,
+  level: Level,
+  severity: Severity = "error",
+  target: LocateTarget = "value",
+): void {
+  const at = unit.doc.locate(unit.prefix + path, target);
+  const issue: Issue = { path, line: at.line, column: at.column, message, level };
+  if (severity === "error") {
+    unit.result.errors.push(issue);
+    unit.result.valid = false;
+  } else {
+    unit.result.warnings.push(issue);
+  }
+}
+
+/** Attaches an issue whose position is already known. */
+export function addPositionedIssue(unit: Unit, issue: Issue, severity: Severity): void {
+  if (severity === "error") {
+    unit.result.errors.push(issue);
+    unit.result.valid = false;
+  } else {
+    unit.result.warnings.push(issue);
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+export function escapePointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** `kind/namespace/name`, the way results and messages name a resource. */
+export function resourceLabel(r: { kind: string; namespace: string; name: string }): string {
+  return [r.kind || "-", r.namespace || "-", r.name || "-"].join("/");
+}
+
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "string") return "a string";
+  if (typeof value === "number") return "a number";
+  if (typeof value === "boolean") return "a boolean";
+  return "an object";
+}

@@ -1,0 +1,274 @@
+// Finding and reading the input files: paths, recursive directories and stdin, with the checks
+// that keep hostile input from reaching the parser (size cap, binary content, non-UTF-8 bytes).
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { join } from "node:path";
+
+export const STDIN_PATH = "-";
+export const STDIN_NAME = "<stdin>";
+const EXTENSIONS = [".yaml", ".yml", ".json"];
+/** Directories a recursive walk never enters: version control, tooling, dependencies. */
+const SKIPPED_DIRS = new Set(["node_modules"]);
+
+/** A file to read, in the order given on the command line (directories sorted by name). */
+export interface InputFile {
+  /** As shown in results: the path as given, or joined below a given directory. */
+  name: string;
+  /** Path to read, or STDIN_PATH. */
+  path: string;
+}
+
+/** A path that could not be listed (missing, unreadable directory). */
+export interface InputError {
+  name: string;
+  error: string;
+}
+
+export type Input = InputFile | InputError;
+
+export function isInputError(input: Input): input is InputError {
+  return "error" in input;
+}
+
+export function hasResourceExtension(name: string): boolean {
+  const lower = name.toLowerCase();
+  return EXTENSIONS.some((ext) => lower.endsWith(ext));
+}
+
+function errnoMessage(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  switch (e.code) {
+    case "ENOENT":
+      return "no such file or directory";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "ELOOP":
+      return "too many levels of symbolic links";
+    case "ENOTDIR":
+      return "not a directory";
+    default:
+      return e.message ?? String(err);
+  }
+}
+
+/**
+ * The files named by `paths`. A directory is walked recursively for `.yaml`, `.yml` and `.json`
+ * files (hidden entries and node_modules skipped, symbolic-link loops broken); a file given by
+ * name is read whatever its extension.
+ */
+export function collectInputs(paths: readonly string[]): Input[] {
+  const inputs: Input[] = [];
+  const seenDirs = new Set<string>();
+
+  const walk = (dir: string): void => {
+    let real: string;
+    try {
+      real = realpathSync(dir);
+    } catch (err) {
+      inputs.push({ name: dir, error: errnoMessage(err) });
+      return;
+    }
+    if (seenDirs.has(real)) return;
+    seenDirs.add(real);
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      inputs.push({ name: dir, error: errnoMessage(err) });
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.name.startsWith(".") || SKIPPED_DIRS.has(entry.name)) continue;
+      const full = join(dir, entry.name);
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        try {
+          const st = statSync(full);
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+        } catch (err) {
+          if (hasResourceExtension(entry.name)) {
+            inputs.push({ name: full, error: errnoMessage(err) });
+          }
+          continue;
+        }
+      }
+      if (isDir) walk(full);
+      else if (isFile && hasResourceExtension(entry.name)) inputs.push({ name: full, path: full });
+    }
+  };
+
+  for (const path of paths) {
+    if (path === STDIN_PATH) {
+      inputs.push({ name: STDIN_NAME, path: STDIN_PATH });
+      continue;
+    }
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch (err) {
+      inputs.push({ name: path, error: errnoMessage(err) });
+      continue;
+    }
+    if (isDir) walk(path);
+    else inputs.push({ name: path, path });
+  }
+  return inputs;
+}
+
+export type ReadOutcome =
+  | { ok: true; text: string }
+  /** `io`: the file could not be read; `content`: it was read and is not text we accept. */
+  | { ok: false; kind: "io" | "content"; message: string };
+
+/** Reads a whole file, refusing anything larger than `maxBytes` before reading it. */
+export function readFileCapped(path: string, maxBytes: number): ReadOutcome {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (err) {
+    return { ok: false, kind: "io", message: errnoMessage(err) };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) return { ok: false, kind: "io", message: "is a directory" };
+    if (st.size > maxBytes) return { ok: false, kind: "content", message: tooLarge(maxBytes) };
+    // Read in chunks up to the cap (+1 to notice a file that grew or has no reliable size).
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const chunk = Buffer.allocUnsafe(Math.min(Math.max(st.size, 4096), maxBytes + 1));
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) return { ok: false, kind: "content", message: tooLarge(maxBytes) };
+      chunks.push(Buffer.from(chunk.subarray(0, n)));
+    }
+    return decodeText(Buffer.concat(chunks, total));
+  } catch (err) {
+    return { ok: false, kind: "io", message: errnoMessage(err) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function readStdinCapped(
+  read: () => Promise<Buffer>,
+  maxBytes: number,
+): Promise<ReadOutcome> {
+  let buf: Buffer;
+  try {
+    buf = await read();
+  } catch (err) {
+    return { ok: false, kind: "io", message: errnoMessage(err) };
+  }
+  if (buf.length > maxBytes) return { ok: false, kind: "content", message: tooLarge(maxBytes) };
+  return decodeText(buf);
+}
+
+/** Reads all of the process's standard input, stopping once past `maxBytes`. */
+export async function readProcessStdin(maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of process.stdin) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    chunks.push(buf);
+    total += buf.length;
+    if (total > maxBytes) {
+      process.stdin.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks, total);
+}
+
+function tooLarge(maxBytes: number): string {
+  return `file is larger than the ${formatBytes(maxBytes)} limit; split it into smaller files`;
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/**
+ * The text of a file, or why it is not text: a NUL byte (binary content), a UTF-16 or UTF-32
+ * byte order mark, or bytes that are not UTF-8 (reported with the offset of the first one).
+ */
+export function decodeText(buf: Buffer): ReadOutcome {
+  if (
+    (buf[0] === 0xff && buf[1] === 0xfe) ||
+    (buf[0] === 0xfe && buf[1] === 0xff) ||
+    (buf[0] === 0 && buf[1] === 0 && buf[2] === 0xfe && buf[3] === 0xff)
+  ) {
+    return {
+      ok: false,
+      kind: "content",
+      message: "file is UTF-16 or UTF-32 encoded; save it as UTF-8",
+    };
+  }
+  const nul = buf.indexOf(0);
+  if (nul !== -1) {
+    return {
+      ok: false,
+      kind: "content",
+      message: `binary file (NUL byte at offset ${nul}); expected YAML or JSON text`,
+    };
+  }
+  try {
+    return { ok: true, text: utf8.decode(buf) };
+  } catch {
+    return {
+      ok: false,
+      kind: "content",
+      message: `file is not valid UTF-8 (first invalid byte at offset ${firstInvalidUtf8(buf)})`,
+    };
+  }
+}
+
+/** Offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
+export function firstInvalidUtf8(buf: Uint8Array): number {
+  let i = 0;
+  while (i < buf.length) {
+    const b = buf[i] ?? 0;
+    let need: number;
+    let min: number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      need = 1;
+      min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+    } else {
+      return i;
+    }
+    let cp = b & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const c = buf[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return buf.length;
+}

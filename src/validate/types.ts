@@ -1,0 +1,85 @@
+/**
+ * The shapes `mcpfleet validate` produces. `Report` serialised by the json format is a public
+ * contract (docs/validate.md): fields are only ever added to it in new major versions.
+ */
+
+/**
+ * Where an issue comes from. The three validation levels are `schema`, `cel` and `reference`;
+ * `parse` is a document that is not YAML or not a resource at all, `io` a path that cannot be read.
+ */
+export type Level = "schema" | "cel" | "reference" | "parse" | "io";
+
+export interface Issue {
+  /** JSON pointer of the offending node ("" for the whole document). */
+  path: string;
+  /** 1-based line and column of the offending node in `file`. */
+  line: number;
+  column: number;
+  message: string;
+  level: Level;
+}
+
+export interface ResourceResult {
+  file: string;
+  /** 1-based line where the document (or list item) starts. */
+  line: number;
+  /** Empty when the document does not parse or has no kind. */
+  kind: string;
+  namespace: string;
+  name: string;
+  valid: boolean;
+  skipped: boolean;
+  errors: Issue[];
+  warnings: Issue[];
+}
+
+export interface Summary {
+  resources: number;
+  valid: number;
+  invalid: number;
+  skipped: number;
+  errors: number;
+  warnings: number;
+}
+
+export interface Report {
+  resources: ResourceResult[];
+  summary: Summary;
+}
+
+export interface ValidateOptions {
+  /** Namespace assumed where metadata has none. */
+  namespace: string;
+  /** Unknown fields are errors instead of warnings. */
+  strict: boolean;
+  /** Missing references are warnings instead of errors. */
+  allowMissingRefs: boolean;
+  /** Treat every document as a registry-server configuration file. */
+  registryConfig: boolean;
+  /** Validate core Kubernetes kinds against Kubernetes' OpenAPI schemas. */
+  kube: boolean;
+  /** Files larger than this are refused (bytes). */
+  maxFileBytes: number;
+  /** Deepest nesting of mappings and sequences a document may have. */
+  maxDepth: number;
+  /** Largest number of alias expansions in one document. */
+  maxAliasCount: number;
+  /** Read when a path is `-`. */
+  stdin?: () => Promise<Buffer>;
+}
+
+export const DEFAULT_OPTIONS: ValidateOptions = {
+  namespace: "default",
+  strict: false,
+  allowMissingRefs: false,
+  registryConfig: false,
+  kube: false,
+  maxFileBytes: 16 * 1024 * 1024,
+  maxDepth: 64,
+  maxAliasCount: 100,
+};
+
+/** Exit codes of the command. */
+export const EXIT_VALID = 0;
+export const EXIT_INVALID = 1;
+export const EXIT_USAGE_OR_IO = 2;

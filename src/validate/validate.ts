@@ -1,0 +1,397 @@
+// `mcpfleet validate` as a library: reads the inputs, classifies every document, runs the schema
+// and CEL levels on each and the reference level across all of them, and returns one result per
+// resource. Nothing here throws for bad input: every problem is a reported issue.
+import { basename, extname } from "node:path";
+import {
+  API_GROUP,
+  type Kind,
+  REGISTRY_CONFIG_SCHEMA_ID,
+  type SchemaIssue,
+  type SchemaSet,
+  defaultSchemaSet,
+  isKind,
+  isOwnApiVersion,
+  KINDS,
+  SERVED_VERSIONS,
+} from "../schema/index.js";
+import { validateKube } from "./kube.js";
+import { referenceTable } from "./reference-table.js";
+import { type OwnResource, checkReferences } from "./references.js";
+import {
+  REGISTRY_CONFIG_KIND,
+  type ConfigIssue,
+  coveredCelIssue,
+  looksLikeRegistryConfig,
+  looksLikeRegistryData,
+  sourceRuleIssues,
+} from "./registry-config.js";
+import {
+  type Unit,
+  addIssue,
+  addPositionedIssue,
+  describeValue,
+  isObject,
+  newUnit,
+} from "./resource.js";
+import {
+  STDIN_PATH,
+  collectInputs,
+  isInputError,
+  readFileCapped,
+  readProcessStdin,
+  readStdinCapped,
+  type ReadOutcome,
+} from "./sources.js";
+import {
+  DEFAULT_OPTIONS,
+  EXIT_INVALID,
+  EXIT_USAGE_OR_IO,
+  EXIT_VALID,
+  type Issue,
+  type Report,
+  type ResourceResult,
+  type Summary,
+  type ValidateOptions,
+} from "./types.js";
+import { type ParsedDocument, parseDocuments } from "./yaml-docs.js";
+
+interface Context {
+  options: ValidateOptions;
+  set: SchemaSet;
+  own: OwnResource[];
+}
+
+/** Validates the files and directories named by `paths` (`-` for stdin; none means `.`). */
+export async function validatePaths(
+  paths: readonly string[],
+  options: Partial<ValidateOptions> = {},
+  set: SchemaSet = defaultSchemaSet(),
+): Promise<Report> {
+  const opts: ValidateOptions = { ...DEFAULT_OPTIONS, ...options };
+  const ctx: Context = { options: opts, set, own: [] };
+  const results: ResourceResult[] = [];
+  for (const input of collectInputs(paths.length > 0 ? paths : ["."])) {
+    if (isInputError(input)) {
+      results.push(fileResult(input.name, input.error, "io"));
+      continue;
+    }
+    let read: ReadOutcome;
+    if (input.path === STDIN_PATH) {
+      const stdin = opts.stdin ?? (() => readProcessStdin(opts.maxFileBytes));
+      read = await readStdinCapped(stdin, opts.maxFileBytes);
+    } else {
+      read = readFileCapped(input.path, opts.maxFileBytes);
+    }
+    if (!read.ok) {
+      results.push(fileResult(input.name, read.message, read.kind === "io" ? "io" : "parse"));
+      continue;
+    }
+    results.push(...(await validateText(input.name, read.text, ctx)));
+  }
+  finish(ctx);
+  return { resources: results, summary: summarise(results) };
+}
+
+/** Validates documents given as text (one "file"); the reference level sees only these. */
+export async function validateTexts(
+  files: readonly { name: string; text: string }[],
+  options: Partial<ValidateOptions> = {},
+  set: SchemaSet = defaultSchemaSet(),
+): Promise<Report> {
+  const opts: ValidateOptions = { ...DEFAULT_OPTIONS, ...options };
+  const ctx: Context = { options: opts, set, own: [] };
+  const results: ResourceResult[] = [];
+  for (const f of files) results.push(...(await validateText(f.name, f.text, ctx)));
+  finish(ctx);
+  return { resources: results, summary: summarise(results) };
+}
+
+function finish(ctx: Context): void {
+  checkReferences(ctx.own, referenceTable(ctx.set.files), {
+    allowMissingRefs: ctx.options.allowMissingRefs,
+  });
+}
+
+/** A result for a whole file that could not be read or is not text. */
+function fileResult(file: string, message: string, level: "io" | "parse"): ResourceResult {
+  return {
+    file,
+    line: 0,
+    kind: "",
+    namespace: "",
+    name: "",
+    valid: false,
+    skipped: false,
+    errors: [{ path: "", line: 0, column: 0, message, level }],
+    warnings: [],
+  };
+}
+
+async function validateText(file: string, text: string, ctx: Context): Promise<ResourceResult[]> {
+  const results: ResourceResult[] = [];
+  const docs = parseDocuments(text, ctx.options);
+  for (const doc of docs) {
+    if (doc.empty) continue;
+    if (doc.value === undefined) {
+      const unit = newUnit(file, doc, "", undefined, doc.start);
+      for (const e of doc.errors) addPositionedIssue(unit, e, "error");
+      for (const w of doc.warnings) addPositionedIssue(unit, w, "warning");
+      results.push(unit.result);
+      continue;
+    }
+    for (const unit of unitsOf(file, doc)) {
+      for (const w of doc.warnings) addPositionedIssue(unit, w, "warning");
+      await validateUnit(unit, ctx);
+      results.push(unit.result);
+    }
+  }
+  return results;
+}
+
+/** A document, or each item of a List document (`kind: List` or `<Kind>List` with items). */
+function unitsOf(file: string, doc: ParsedDocument): Unit[] {
+  const value = doc.value;
+  if (
+    isObject(value) &&
+    typeof value.kind === "string" &&
+    value.kind.endsWith("List") &&
+    Array.isArray(value.items)
+  ) {
+    return value.items.map((item: unknown, i) => {
+      const prefix = `/items/${i}`;
+      return newUnit(file, doc, prefix, item, doc.locate(prefix));
+    });
+  }
+  return [newUnit(file, doc, "", value, doc.start)];
+}
+
+async function validateUnit(unit: Unit, ctx: Context): Promise<void> {
+  const value = unit.value;
+  if (!isObject(value)) {
+    addIssue(
+      unit,
+      "",
+      `a resource must be a mapping with apiVersion, kind and metadata, not ${describeValue(value)}`,
+      "schema",
+    );
+    return;
+  }
+  if (ctx.options.registryConfig || looksLikeRegistryConfig(value)) {
+    validateRegistryConfig(unit, value, ctx);
+    return;
+  }
+  if (looksLikeRegistryData(value)) {
+    unit.result.skipped = true;
+    return;
+  }
+  const { apiVersion, kind } = value;
+  if (typeof kind === "string") unit.result.kind = kind;
+  const metadata = isObject(value.metadata) ? value.metadata : {};
+  unit.result.name = typeof metadata.name === "string" ? metadata.name : "";
+  unit.result.namespace =
+    typeof metadata.namespace === "string" && metadata.namespace !== ""
+      ? metadata.namespace
+      : ctx.options.namespace;
+  let typeMetaOk = true;
+  for (const [field, v] of [
+    ["apiVersion", apiVersion],
+    ["kind", kind],
+  ] as const) {
+    if (v === undefined || v === null || v === "") {
+      addIssue(unit, `/${field}`, `missing required field "${field}"`, "schema");
+      typeMetaOk = false;
+    } else if (typeof v !== "string") {
+      addIssue(unit, `/${field}`, `${field} must be a string, not ${describeValue(v)}`, "schema");
+      typeMetaOk = false;
+    }
+  }
+  if (!typeMetaOk || typeof apiVersion !== "string" || typeof kind !== "string") return;
+
+  const slash = apiVersion.indexOf("/");
+  const group = slash === -1 ? "" : apiVersion.slice(0, slash);
+  if (group === API_GROUP) {
+    if (!isKind(kind)) {
+      addIssue(
+        unit,
+        "/kind",
+        `unknown kind "${kind}" in API group ${API_GROUP}; the kinds are ${KINDS.join(", ")}`,
+        "schema",
+      );
+      return;
+    }
+    validateOwn(unit, kind, apiVersion, value, ctx);
+    return;
+  }
+  if (ctx.options.kube) {
+    const issues = await validateKube(apiVersion, kind, value);
+    if (issues !== undefined) {
+      for (const i of issues) addIssue(unit, i.path, i.message, "schema");
+      return;
+    }
+  }
+  unit.result.skipped = true;
+}
+
+function addSchemaIssues(
+  unit: Unit,
+  issues: readonly SchemaIssue[],
+  ctx: Context,
+  base = "",
+  covered: readonly ConfigIssue[] = [],
+): void {
+  for (const issue of issues) {
+    if (coveredCelIssue(issue, base, covered)) continue;
+    const unknown = issue.unknownField === true;
+    addIssue(
+      unit,
+      issue.path,
+      issue.message,
+      issue.level,
+      unknown && !ctx.options.strict ? "warning" : "error",
+      unknown ? "key" : "value",
+    );
+  }
+}
+
+function addConfigIssues(unit: Unit, base: string, issues: readonly ConfigIssue[]): void {
+  for (const i of issues) addIssue(unit, base + i.path, i.message, "reference", "error", i.target);
+}
+
+function validateOwn(
+  unit: Unit,
+  kind: Kind,
+  apiVersion: string,
+  value: Record<string, unknown>,
+  ctx: Context,
+): void {
+  const issues = ctx.set.validateKind(kind, value);
+  if (!isOwnApiVersion(apiVersion) && !issues.some((i) => i.path === "/apiVersion")) {
+    addIssue(
+      unit,
+      "/apiVersion",
+      `${kind} is served as ${SERVED_VERSIONS.map((v) => `${API_GROUP}/${v}`).join(" or ")}, not ${apiVersion}`,
+      "schema",
+    );
+  }
+  let covered: ConfigIssue[] = [];
+  if (kind === "MCPRegistry" && isObject(value.spec)) {
+    covered = sourceRuleIssues(value.spec);
+  }
+  addSchemaIssues(unit, issues, ctx, "/spec", covered);
+  addConfigIssues(unit, "/spec", covered);
+  if (kind === "MCPRegistry" && isObject(value.spec) && typeof value.spec.configYAML === "string") {
+    validateEmbeddedConfig(unit, "/spec/configYAML", value.spec.configYAML, ctx);
+  }
+  if (unit.result.name !== "") {
+    ctx.own.push({ unit, kind, namespace: unit.result.namespace, name: unit.result.name });
+  }
+}
+
+function validateRegistryConfig(unit: Unit, value: Record<string, unknown>, ctx: Context): void {
+  unit.result.kind = REGISTRY_CONFIG_KIND;
+  unit.result.name = registryConfigName(unit.result.file);
+  const covered = sourceRuleIssues(value);
+  addSchemaIssues(unit, ctx.set.validateSchema(REGISTRY_CONFIG_SCHEMA_ID, value), ctx, "", covered);
+  addConfigIssues(unit, "", covered);
+}
+
+function registryConfigName(file: string): string {
+  const base = basename(file);
+  return base.slice(0, base.length - extname(base).length) || base;
+}
+
+/**
+ * An MCPRegistry's `configYAML` is a whole registry-server configuration in a string: it is
+ * parsed and validated like a configuration file, its issues reported on `configYAML` at the
+ * line and column inside the block scalar.
+ */
+function validateEmbeddedConfig(unit: Unit, pointer: string, text: string, ctx: Context): void {
+  const origin = unit.doc.scalarOrigin(unit.prefix + pointer);
+  const docs = parseDocuments(text, ctx.options).filter((d) => !d.empty);
+  const report = (issue: Issue, severity: "error" | "warning", inner: string): void => {
+    let line: number;
+    let column: number;
+    if (origin === undefined) {
+      ({ line, column } = unit.doc.locate(unit.prefix + pointer));
+    } else if (origin.lines && issue.line > 0) {
+      line = origin.line + issue.line - 1;
+      column = origin.column + issue.column - 1;
+    } else {
+      ({ line, column } = origin);
+    }
+    const where = inner === "" ? "" : ` at ${inner}`;
+    addPositionedIssue(
+      unit,
+      { ...issue, path: pointer, line, column, message: `configYAML${where}: ${issue.message}` },
+      severity,
+    );
+  };
+  if (docs.length === 0) {
+    report({ path: "", line: 0, column: 0, message: "is empty", level: "schema" }, "error", "");
+    return;
+  }
+  if (docs.length > 1) {
+    const second = docs[1]!;
+    report(
+      { path: "", ...second.start, message: "must hold one YAML document", level: "parse" },
+      "error",
+      "",
+    );
+  }
+  const doc = docs[0]!;
+  for (const e of doc.errors) report(e, "error", "");
+  for (const w of doc.warnings) report(w, "warning", "");
+  if (doc.value === undefined) return;
+  const position = (path: string, target: "value" | "key" = "value"): Issue => ({
+    path,
+    ...doc.locate(path, target),
+    message: "",
+    level: "schema",
+  });
+  const covered = sourceRuleIssues(doc.value);
+  for (const issue of ctx.set.validateSchema(REGISTRY_CONFIG_SCHEMA_ID, doc.value)) {
+    if (coveredCelIssue(issue, "", covered)) continue;
+    const unknown = issue.unknownField === true;
+    report(
+      {
+        ...position(issue.path, unknown ? "key" : "value"),
+        message: issue.message,
+        level: issue.level,
+      },
+      unknown && !ctx.options.strict ? "warning" : "error",
+      issue.path,
+    );
+  }
+  for (const c of covered) {
+    report(
+      { ...position(c.path, c.target), message: c.message, level: "reference" },
+      "error",
+      c.path,
+    );
+  }
+}
+
+export function summarise(results: readonly ResourceResult[]): Summary {
+  const summary: Summary = {
+    resources: results.length,
+    valid: 0,
+    invalid: 0,
+    skipped: 0,
+    errors: 0,
+    warnings: 0,
+  };
+  for (const r of results) {
+    if (r.skipped) summary.skipped++;
+    else if (r.valid) summary.valid++;
+    else summary.invalid++;
+    summary.errors += r.errors.length;
+    summary.warnings += r.warnings.length;
+  }
+  return summary;
+}
+
+/** 2 when a path could not be read, else 1 when anything is invalid, else 0. */
+export function exitCode(report: Report): number {
+  if (report.resources.some((r) => r.errors.some((e) => e.level === "io"))) return EXIT_USAGE_OR_IO;
+  return report.summary.invalid > 0 ? EXIT_INVALID : EXIT_VALID;
+}

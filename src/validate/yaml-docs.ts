@@ -1,0 +1,322 @@
+// Multi-document YAML (and JSON, which is YAML) with source positions. Each document keeps its
+// node tree so that a JSON pointer found by a later level maps back to the line and column of
+// the node it names. Everything that can go wrong in a document becomes a `parse` issue on it.
+import {
+  type Document,
+  type LineCounter as LineCounterType,
+  type Node,
+  type ParsedNode,
+  LineCounter,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+} from "yaml";
+import type { Issue } from "./types.js";
+
+export interface Position {
+  line: number;
+  column: number;
+}
+
+/** One document of a file. `value` is set only when the document parsed without errors. */
+export interface ParsedDocument {
+  /** 0-based index among the file's documents (empty ones included). */
+  index: number;
+  /** Where the document's content starts. */
+  start: Position;
+  /** True when the document holds nothing but comments (or an explicit null). */
+  empty: boolean;
+  value?: unknown;
+  errors: Issue[];
+  warnings: Issue[];
+  /** Position of the node a JSON pointer names (see `locate`). */
+  locate(pointer: string, target?: LocateTarget): Position;
+  /**
+   * Where the text of the string at `pointer` starts, for mapping positions inside an embedded
+   * document: `lines` is true for a literal block scalar (`|`), whose lines map one to one.
+   */
+  scalarOrigin(pointer: string): { line: number; column: number; lines: boolean } | undefined;
+}
+
+export interface ParseLimits {
+  maxDepth: number;
+  maxAliasCount: number;
+}
+
+/**
+ * Which end of a node an issue points at. `value`: the value itself for scalars, the key for
+ * mappings and sequences (a rule on `spec` points at `spec:`); `key`: the key (unknown fields).
+ */
+export type LocateTarget = "value" | "key";
+
+export function splitPointer(pointer: string): string[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function lineCol(counter: LineCounterType, offset: number): Position {
+  const { line, col } = counter.linePos(offset);
+  return { line: Math.max(1, line), column: Math.max(1, col) };
+}
+
+function startOf(node: Node | null | undefined): number | undefined {
+  return node?.range?.[0];
+}
+
+/**
+ * The deepest node on the way to `pointer` that exists in the document, and whether the full
+ * pointer was found. Aliases are followed to their anchors.
+ */
+function walkPointer(
+  doc: Document.Parsed,
+  pointer: string,
+): { node: Node | null; key: Node | null; complete: boolean } {
+  let node: Node | null = doc.contents;
+  let key: Node | null = null;
+  for (const segment of splitPointer(pointer)) {
+    if (isAlias(node)) node = (node.resolve(doc) as Node | undefined) ?? node;
+    if (isMap(node)) {
+      const pair = node.items.find(
+        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === segment,
+      );
+      if (pair === undefined) return { node, key, complete: false };
+      key = pair.key as Node;
+      node = (pair.value as Node | null) ?? null;
+      if (node === null) return { node: key, key, complete: true };
+    } else if (isSeq(node)) {
+      const index = /^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : -1;
+      const item = node.items[index] as Node | undefined;
+      if (item === undefined) return { node, key, complete: false };
+      key = null;
+      node = item;
+    } else {
+      return { node, key, complete: false };
+    }
+  }
+  return { node, key, complete: true };
+}
+
+const EMPTY_RANGE = 0;
+
+/**
+ * Splits a file into documents and parses each with positions. Never throws: a failure of the
+ * YAML library itself (stack exhaustion on absurd input) becomes an error on the first document.
+ */
+export function parseDocuments(text: string, limits: ParseLimits): ParsedDocument[] {
+  const counter = new LineCounter();
+  let docs: Document.Parsed[];
+  try {
+    const parsed = parseAllDocuments(text, {
+      lineCounter: counter,
+      prettyErrors: false,
+      uniqueKeys: true,
+      logLevel: "silent",
+      strict: true,
+    });
+    docs = Array.isArray(parsed) ? parsed : [];
+  } catch (err) {
+    return [brokenDocument(0, { line: 1, column: 1 }, `cannot parse: ${(err as Error).message}`)];
+  }
+  return docs.map((doc, index) => buildDocument(doc, index, counter, limits, text));
+}
+
+function brokenDocument(index: number, start: Position, message: string): ParsedDocument {
+  return {
+    index,
+    start,
+    empty: false,
+    errors: [{ path: "", ...start, message, level: "parse" }],
+    warnings: [],
+    locate: () => start,
+    scalarOrigin: () => undefined,
+  };
+}
+
+function firstLine(message: string): string {
+  const nl = message.indexOf("\n");
+  return (nl === -1 ? message : message.slice(0, nl)).trim();
+}
+
+function buildDocument(
+  doc: Document.Parsed,
+  index: number,
+  counter: LineCounterType,
+  limits: ParseLimits,
+  text: string,
+): ParsedDocument {
+  const contents = doc.contents;
+  const start = lineCol(counter, startOf(contents) ?? doc.range[0] ?? EMPTY_RANGE);
+  const locate = (pointer: string, target: LocateTarget = "value"): Position => {
+    const found = walkPointer(doc, pointer);
+    let node: Node | null = found.node;
+    if (found.key !== null && (target === "key" || !found.complete || !isScalar(found.node))) {
+      node = found.key;
+    }
+    const offset = startOf(node);
+    return offset === undefined ? start : lineCol(counter, offset);
+  };
+  const scalarOrigin = (pointer: string) => {
+    const found = walkPointer(doc, pointer);
+    if (!found.complete || !isScalar(found.node)) return undefined;
+    const offset = startOf(found.node) ?? 0;
+    if (found.node.type !== "BLOCK_LITERAL") return { ...lineCol(counter, offset), lines: false };
+    // The header (`|`, `|-`, `|2`...) ends the line; the content starts on the next one, at the
+    // indentation of its first non-blank line.
+    const nl = text.indexOf("\n", offset);
+    if (nl === -1) return { ...lineCol(counter, offset), lines: false };
+    const first = lineCol(counter, nl + 1).line;
+    const rest = text.slice(nl + 1, (found.node.range?.[1] ?? text.length) + 1);
+    const indent = /^(?:[ \t]*\r?\n)*( *)/.exec(rest)?.[1]?.length ?? 0;
+    return { line: first, column: indent + 1, lines: true };
+  };
+  const errors: Issue[] = doc.errors.map((e) => ({
+    path: "",
+    ...lineCol(counter, e.pos[0]),
+    message: yamlMessage(e.code, firstLine(e.message)),
+    level: "parse",
+  }));
+  const warnings: Issue[] = doc.warnings.map((w) => ({
+    path: "",
+    ...lineCol(counter, w.pos[0]),
+    message: firstLine(w.message),
+    level: "parse",
+  }));
+  const result: ParsedDocument = {
+    index,
+    start,
+    empty: false,
+    errors,
+    warnings,
+    locate,
+    scalarOrigin,
+  };
+  if (errors.length > 0) return result;
+
+  const keyProblem = findNonScalarKey(contents);
+  if (keyProblem !== undefined) {
+    errors.push({
+      path: "",
+      ...lineCol(counter, keyProblem),
+      message: "mapping keys must be strings, not lists or mappings",
+      level: "parse",
+    });
+    return result;
+  }
+
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+  } catch (err) {
+    const message = (err as Error).message;
+    errors.push({
+      path: "",
+      ...start,
+      message: /alias count/i.test(message)
+        ? `too many alias expansions (more than ${limits.maxAliasCount}); the document looks like an alias bomb`
+        : firstLine(message),
+      level: "parse",
+    });
+    return result;
+  }
+  if (value === null || value === undefined) {
+    result.empty = true;
+    return result;
+  }
+  const tooDeep = normalise(value, limits.maxDepth);
+  if (tooDeep !== undefined) {
+    const at = locate(tooDeep);
+    errors.push({
+      path: tooDeep,
+      ...at,
+      message: `document nests deeper than ${limits.maxDepth} levels`,
+      level: "parse",
+    });
+    return result;
+  }
+  result.value = value;
+  return result;
+}
+
+function yamlMessage(code: string, message: string): string {
+  if (code === "DUPLICATE_KEY") return `duplicate key: ${message}`;
+  return message;
+}
+
+/** Offset of the first mapping key that is a collection (JSON and Kubernetes need string keys). */
+function findNonScalarKey(root: ParsedNode | null): number | undefined {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (pair.key !== null && !isScalar(pair.key) && !isAlias(pair.key)) {
+          return startOf(pair.key as Node) ?? 0;
+        }
+        stack.push(pair.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    }
+  }
+  return undefined;
+}
+
+function escapeSegment(s: string): string {
+  return s.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/**
+ * Makes the value plain JSON data in place (YAML timestamps and binary from `%YAML 1.1`
+ * documents become strings, sets and maps become lists and objects) and checks the nesting
+ * depth without recursion. Returns the pointer of the first node deeper than `maxDepth`.
+ */
+function normalise(root: unknown, maxDepth: number): string | undefined {
+  const stack: { value: unknown; depth: number; path: string }[] = [
+    { value: root, depth: 0, path: "" },
+  ];
+  while (stack.length > 0) {
+    const { value, depth, path } = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= maxDepth) return path;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i];
+        if (v !== null && typeof v === "object") {
+          const plain = plainValue(v);
+          if (plain !== v) value[i] = plain;
+          stack.push({ value: plain, depth: depth + 1, path: `${path}/${i}` });
+        }
+      }
+    } else {
+      const obj = value as Record<string, unknown>;
+      for (const key of Object.keys(obj)) {
+        const v = obj[key];
+        if (v !== null && typeof v === "object") {
+          const plain = plainValue(v);
+          if (plain !== v) obj[key] = plain;
+          stack.push({ value: plain, depth: depth + 1, path: `${path}/${escapeSegment(key)}` });
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function plainValue(v: object): unknown {
+  if (Array.isArray(v)) return v;
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? String(v) : v.toISOString();
+  if (v instanceof Uint8Array) return Buffer.from(v).toString("base64");
+  if (v instanceof Set) return [...(v as Set<unknown>)];
+  if (v instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of v as Map<unknown, unknown>) out[String(k)] = val;
+    return out;
+  }
+  return v;
+}
