@@ -1,0 +1,89 @@
+import { App, Chart } from "cdk8s";
+import { stringify } from "yaml";
+import { KINDS, type Kind } from "../schema/kinds.js";
+import type { RendererTable, SynthContext } from "./context.js";
+import { RENDERERS } from "./constructs/index.js";
+import { type KubeObject, type Resource, ResourceSet } from "./model.js";
+import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "./options.js";
+
+/** Order objects are written and applied in: what others depend on comes first. */
+const KIND_ORDER = [
+  "Namespace",
+  "CustomResourceDefinition",
+  "ServiceAccount",
+  "Secret",
+  "ConfigMap",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "Role",
+  "RoleBinding",
+  "Service",
+  "Deployment",
+  "StatefulSet",
+];
+
+function kindRank(kind: string): number {
+  const i = KIND_ORDER.indexOf(kind);
+  return i === -1 ? KIND_ORDER.length : i;
+}
+
+/** Sorts objects by kind order, then kind, namespace and name: the output's only order. */
+export function sortObjects(objects: KubeObject[]): KubeObject[] {
+  return [...objects].sort(
+    (a, b) =>
+      kindRank(a.kind) - kindRank(b.kind) ||
+      a.kind.localeCompare(b.kind) ||
+      (a.metadata.namespace ?? "").localeCompare(b.metadata.namespace ?? "") ||
+      a.metadata.name.localeCompare(b.metadata.name),
+  );
+}
+
+export interface SynthResult {
+  /** Every rendered object, sorted. */
+  objects: KubeObject[];
+  /** Rendered objects per namespace, sorted. */
+  byNamespace: Map<string, KubeObject[]>;
+}
+
+function render<K extends Kind>(
+  table: RendererTable,
+  kind: K,
+  chart: Chart,
+  resource: Resource<K>,
+  context: SynthContext,
+): void {
+  const renderer = table[kind];
+  if (renderer !== undefined) renderer(chart, resource, context);
+}
+
+/**
+ * Renders validated resources into the Kubernetes objects an operator would create, one cdk8s
+ * chart per namespace. The same resources give the same objects whatever their input order.
+ */
+export function synthesize(
+  resources: Iterable<Resource>,
+  options: SynthOptions = DEFAULT_SYNTH_OPTIONS,
+  table: RendererTable = RENDERERS,
+): SynthResult {
+  const set = new ResourceSet(resources);
+  const context: SynthContext = { resources: set, options };
+  const app = new App();
+  const byNamespace = new Map<string, KubeObject[]>();
+  for (const namespace of set.namespaces()) {
+    const chart = new Chart(app, `ns-${namespace}`, { namespace, disableResourceNameHashes: true });
+    for (const kind of KINDS) {
+      for (const resource of set.list(kind, namespace))
+        render(table, kind, chart, resource, context);
+    }
+    byNamespace.set(namespace, sortObjects(chart.toJson() as KubeObject[]));
+  }
+  const objects = sortObjects([...byNamespace.values()].flat());
+  return { objects, byNamespace };
+}
+
+/** Multi-document YAML of objects, in the given order. */
+export function toYaml(objects: KubeObject[]): string {
+  return objects
+    .map((o) => stringify(o, { lineWidth: 0, aliasDuplicateObjects: false }))
+    .join("---\n");
+}
