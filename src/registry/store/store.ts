@@ -404,7 +404,12 @@ export class Store {
    * Replaces the source's entries with the staged ones in one transaction. Entries whose
    * content is unchanged keep their updatedAt; every entry keeps its first publishedAt.
    */
-  async commitStaging(syncId: string, source: string, contentHash: string): Promise<number> {
+  async commitStaging(
+    syncId: string,
+    source: string,
+    contentHash: string,
+    message?: string,
+  ): Promise<number> {
     // Latest per name, semver-aware (computed here, in bounded memory: names and versions only).
     const pairs = await this.db.query<{ name: string; versions: string[] }>(
       `SELECT name, array_agg(version) AS versions FROM entries_staging WHERE sync_id = $1
@@ -459,10 +464,10 @@ export class Store {
       await tx.query(
         `INSERT INTO source_status (source, phase, last_attempt, last_success, message,
            entry_count, content_hash)
-         VALUES ($1, 'Ready', now(), now(), NULL, $2, $3)
+         VALUES ($1, 'Ready', now(), now(), $4, $2, $3)
          ON CONFLICT (source) DO UPDATE SET phase = 'Ready', last_success = now(),
-           message = NULL, entry_count = $2, content_hash = $3`,
-        [source, n, contentHash],
+           message = $4, entry_count = $2, content_hash = $3`,
+        [source, n, contentHash, message ?? null],
       );
       return n;
     });

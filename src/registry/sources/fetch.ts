@@ -1,0 +1,184 @@
+// Fetching a synced source's data: a file, a URL, a file in a Git repository, or the pages of
+// another registry's API. Each returns bytes (or, for the API, pages one at a time).
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, promises as fsp } from "node:fs";
+import * as fs from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import git from "isomorphic-git";
+import http from "isomorphic-git/http/node";
+import { McpfleetError } from "../../errors.js";
+import { parseDuration } from "../config/duration.js";
+import { readSecretFile } from "../config/secrets.js";
+import type { GitSourceConfig } from "../config/types.js";
+
+/** Largest registry file accepted from a file, URL or Git source. */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+export function resolvePath(baseDir: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(baseDir, p);
+}
+
+export async function fetchFile(path: string): Promise<Buffer> {
+  try {
+    const st = await fsp.stat(path);
+    if (st.size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes`);
+    return await fsp.readFile(path);
+  } catch (err) {
+    throw new McpfleetError("ERR_SYNC_FAILED", `cannot read ${path}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+export async function fetchUrl(
+  url: string,
+  opts: { timeout?: string; headers?: Record<string, string>; signal?: AbortSignal },
+): Promise<Buffer> {
+  const timeoutMs = parseDuration(opts.timeout ?? "30s");
+  const signals = [AbortSignal.timeout(timeoutMs)];
+  if (opts.signal !== undefined) signals.push(opts.signal);
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: opts.headers, signal: AbortSignal.any(signals) });
+  } catch (err) {
+    throw new McpfleetError("ERR_SYNC_FAILED", `GET ${url}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new McpfleetError("ERR_SYNC_FAILED", `GET ${url}: HTTP ${res.status}`);
+  }
+  const len = Number(res.headers.get("content-length") ?? 0);
+  if (len > MAX_FILE_BYTES) {
+    await res.body?.cancel();
+    throw new McpfleetError("ERR_SYNC_FAILED", `GET ${url}: larger than ${MAX_FILE_BYTES} bytes`);
+  }
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/**
+ * Reads the registry file from a Git repository. Remote repositories are fetched shallowly
+ * into a bare clone under `cacheDir`, reused between syncs; file:// repositories are read in
+ * place.
+ */
+export async function fetchGit(
+  cfg: GitSourceConfig,
+  opts: { cacheDir: string; baseDir: string },
+): Promise<{ data: Buffer; commit: string }> {
+  const filepath = cfg.path ?? "registry.json";
+  try {
+    if (cfg.repository.startsWith("file://")) {
+      const path = fileURLToPath(cfg.repository);
+      const gitdir = existsSync(join(path, ".git")) ? join(path, ".git") : path;
+      const ref = cfg.commit ?? cfg.tag ?? cfg.branch ?? "HEAD";
+      const oid = cfg.commit ?? (await git.resolveRef({ fs, gitdir, ref }));
+      const { blob } = await git.readBlob({ fs, gitdir, oid, filepath });
+      return { data: Buffer.from(blob), commit: oid };
+    }
+    if (!/^https?:\/\//.test(cfg.repository)) {
+      throw new Error("only http(s):// and file:// repositories are supported");
+    }
+    const key = createHash("sha256").update(cfg.repository).digest("hex").slice(0, 16);
+    const gitdir = join(opts.cacheDir, key);
+    if (!existsSync(join(gitdir, "HEAD"))) {
+      mkdirSync(gitdir, { recursive: true });
+      await git.init({ fs, gitdir, bare: true });
+    }
+    await git.addRemote({ fs, gitdir, remote: "origin", url: cfg.repository, force: true });
+    const auth = cfg.auth;
+    const onAuth =
+      auth === undefined
+        ? undefined
+        : () => ({
+            username: auth.username,
+            password:
+              auth.passwordFile !== undefined
+                ? readSecretFile(resolvePath(opts.baseDir, auth.passwordFile))
+                : (auth.password ?? ""),
+          });
+    const ref = cfg.tag ?? cfg.branch;
+    const result = await git.fetch({
+      fs,
+      http,
+      gitdir,
+      remote: "origin",
+      ...(ref !== undefined ? { ref } : {}),
+      singleBranch: true,
+      ...(cfg.commit === undefined ? { depth: 1 } : {}),
+      tags: cfg.tag !== undefined,
+      ...(onAuth !== undefined ? { onAuth } : {}),
+    });
+    const oid = cfg.commit ?? result.fetchHead;
+    if (oid === null || oid === undefined) throw new Error("the remote has no such ref");
+    const { blob } = await git.readBlob({ fs, gitdir, oid, filepath });
+    return { data: Buffer.from(blob), commit: oid };
+  } catch (err) {
+    if (err instanceof McpfleetError) throw err;
+    throw new McpfleetError(
+      "ERR_SYNC_FAILED",
+      `git ${cfg.repository}${cfg.branch !== undefined ? ` branch ${cfg.branch}` : ""}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+}
+
+/** One page of another registry's `/v0.1/servers`. */
+export interface ApiPage {
+  items: unknown[];
+  bytes: Buffer;
+}
+
+/**
+ * Pages through `{endpoint}/v0.1/servers`, one page in memory at a time, so a catalog of any
+ * size syncs in bounded memory.
+ */
+export async function* fetchApiPages(
+  endpoint: string,
+  opts: { pageSize?: number; signal?: AbortSignal; timeoutMs?: number; maxPages?: number } = {},
+): AsyncGenerator<ApiPage> {
+  const base = endpoint.replace(/\/+$/, "");
+  let cursor: string | undefined;
+  const seen = new Set<string>();
+  for (let page = 0; page < (opts.maxPages ?? 1_000_000); page++) {
+    const u = new URL(`${base}/v0.1/servers`);
+    u.searchParams.set("limit", String(opts.pageSize ?? 100));
+    if (cursor !== undefined) u.searchParams.set("cursor", cursor);
+    const signals = [AbortSignal.timeout(opts.timeoutMs ?? 60_000)];
+    if (opts.signal !== undefined) signals.push(opts.signal);
+    let res: Response;
+    try {
+      res = await fetch(u, {
+        headers: { accept: "application/json" },
+        signal: AbortSignal.any(signals),
+      });
+    } catch (err) {
+      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: HTTP ${res.status}`);
+    }
+    const bytes = Buffer.from(await res.arrayBuffer());
+    let body: { servers?: unknown; metadata?: { nextCursor?: unknown } };
+    try {
+      body = JSON.parse(bytes.toString("utf8")) as typeof body;
+    } catch {
+      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the answer is not JSON`);
+    }
+    if (!Array.isArray(body.servers)) {
+      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the answer has no servers list`);
+    }
+    yield { items: body.servers as unknown[], bytes };
+    const next = body.metadata?.nextCursor;
+    if (typeof next !== "string" || next === "") return;
+    if (seen.has(next)) {
+      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the cursor repeats (${next})`);
+    }
+    seen.add(next);
+    cursor = next;
+  }
+}

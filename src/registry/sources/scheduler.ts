@@ -1,0 +1,148 @@
+// Runs each synced source on its own timer (syncPolicy.interval with jitter). Sources never
+// wait for each other: a slow or failing source delays only its own next run. A source
+// without syncPolicy syncs once at start and when triggered.
+import type { Logger } from "pino";
+import { McpfleetError } from "../../errors.js";
+import { parseDuration } from "../config/duration.js";
+import { isSynced, type SourceConfig } from "../config/types.js";
+import type { Store } from "../store/store.js";
+import { runSync, type SyncContext, type SyncOutcome } from "./sync.js";
+
+export interface SyncObserver {
+  (source: string, outcome: SyncOutcome, durationMs: number): void;
+}
+
+interface Slot {
+  cfg: SourceConfig;
+  key: string;
+  timer?: NodeJS.Timeout;
+  running?: Promise<SyncOutcome>;
+  abort?: AbortController;
+  attempted: boolean;
+}
+
+export interface SchedulerOptions {
+  store: Store;
+  ctx: Omit<SyncContext, "signal">;
+  log: Logger;
+  observe?: SyncObserver;
+  /** Fraction of the interval added or removed at random (default 0.1). */
+  jitter?: number;
+  /** Delay before a source's first sync, in milliseconds (default: a random 0-250 ms). */
+  initialDelayMs?: number;
+}
+
+export class SyncScheduler {
+  private readonly slots = new Map<string, Slot>();
+  private stopped = false;
+
+  constructor(private readonly opts: SchedulerOptions) {}
+
+  /** Aligns timers with the store's sources (new, changed and deleted ones). */
+  async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    const sources = await this.opts.store.listSources();
+    const wanted = new Map<string, SourceConfig>();
+    for (const s of sources) {
+      const cfg = { ...(s.config as unknown as SourceConfig), name: s.name };
+      if (isSynced(cfg)) wanted.set(s.name, cfg);
+    }
+    for (const [name, slot] of this.slots) {
+      const cfg = wanted.get(name);
+      if (cfg === undefined || JSON.stringify(cfg) !== slot.key) {
+        this.drop(name);
+      }
+    }
+    for (const [name, cfg] of wanted) {
+      if (this.slots.has(name)) continue;
+      const slot: Slot = { cfg, key: JSON.stringify(cfg), attempted: false };
+      this.slots.set(name, slot);
+      this.schedule(slot, this.opts.initialDelayMs ?? Math.random() * 250);
+    }
+  }
+
+  private drop(name: string): void {
+    const slot = this.slots.get(name);
+    if (slot === undefined) return;
+    if (slot.timer !== undefined) clearTimeout(slot.timer);
+    slot.abort?.abort();
+    this.slots.delete(name);
+  }
+
+  private intervalMs(cfg: SourceConfig): number | undefined {
+    const iv = cfg.syncPolicy?.interval;
+    if (iv === undefined) return undefined;
+    const base = Math.max(parseDuration(iv), 1000);
+    const j = this.opts.jitter ?? 0.1;
+    return base * (1 + (Math.random() * 2 - 1) * j);
+  }
+
+  private schedule(slot: Slot, delayMs: number): void {
+    if (this.stopped) return;
+    slot.timer = setTimeout(() => {
+      slot.timer = undefined;
+      void this.run(slot).then(() => {
+        const next = this.intervalMs(slot.cfg);
+        if (next !== undefined && this.slots.get(slot.cfg.name) === slot) this.schedule(slot, next);
+      });
+    }, delayMs);
+    slot.timer.unref();
+  }
+
+  private run(slot: Slot): Promise<SyncOutcome> {
+    if (slot.running !== undefined) return slot.running;
+    const abort = new AbortController();
+    slot.abort = abort;
+    const started = performance.now();
+    const p = runSync(this.opts.store, slot.cfg, { ...this.opts.ctx, signal: abort.signal })
+      .then((outcome) => {
+        const ms = performance.now() - started;
+        slot.attempted = true;
+        if (outcome.outcome === "failed") {
+          this.opts.log.warn({ source: slot.cfg.name, err: outcome.message }, "sync failed");
+        } else {
+          this.opts.log.info({ source: slot.cfg.name, ...outcome, ms: Math.round(ms) }, "synced");
+        }
+        this.opts.observe?.(slot.cfg.name, outcome, ms);
+        return outcome;
+      })
+      .finally(() => {
+        slot.running = undefined;
+        slot.abort = undefined;
+      });
+    slot.running = p;
+    return p;
+  }
+
+  /** Syncs a source now (joining a sync already running). */
+  async trigger(name: string): Promise<SyncOutcome> {
+    await this.reconcile();
+    const slot = this.slots.get(name);
+    if (slot === undefined) {
+      throw new McpfleetError("ERR_SOURCE_NOT_SYNCED", `source "${name}" is not a synced source`);
+    }
+    return this.run(slot);
+  }
+
+  /** True when every synced source has completed its first sync attempt. */
+  allAttempted(): boolean {
+    for (const slot of this.slots.values()) if (!slot.attempted) return false;
+    return true;
+  }
+
+  pending(): string[] {
+    return [...this.slots.values()].filter((s) => !s.attempted).map((s) => s.cfg.name);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const running: Promise<unknown>[] = [];
+    for (const slot of this.slots.values()) {
+      if (slot.timer !== undefined) clearTimeout(slot.timer);
+      slot.abort?.abort();
+      if (slot.running !== undefined) running.push(slot.running);
+    }
+    await Promise.allSettled(running);
+    this.slots.clear();
+  }
+}

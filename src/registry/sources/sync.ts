@@ -1,0 +1,172 @@
+// One sync of one source: fetch, hash, write nothing when unchanged, else parse, validate,
+// filter and replace the source's entries in one transaction. A failure keeps the last good
+// data and records why.
+import { createHash } from "node:crypto";
+import { McpfleetError } from "../../errors.js";
+import type { SourceConfig } from "../config/types.js";
+import type { ServerEntry } from "../formats/model.js";
+import { makeFilter, parseRegistryData } from "../formats/parse.js";
+import { convertUpstream } from "../formats/upstream.js";
+import type { Store } from "../store/store.js";
+import { fetchApiPages, fetchFile, fetchGit, fetchUrl, resolvePath } from "./fetch.js";
+
+export const BATCH_SIZE = 1000;
+
+export interface SyncContext {
+  baseDir: string;
+  /** Where Git sources keep their clones. */
+  cacheDir: string;
+  signal?: AbortSignal;
+  /** Page size used when paging another registry's API. */
+  apiPageSize?: number;
+}
+
+export type SyncOutcome =
+  | { outcome: "updated"; entries: number; skipped: number }
+  | { outcome: "unchanged" }
+  | { outcome: "failed"; message: string };
+
+/** What makes a sync's result differ besides the data: a filter or claims change re-applies. */
+function settingsDigest(cfg: SourceConfig): string {
+  return JSON.stringify([cfg.format ?? null, cfg.filter ?? null, cfg.claims ?? null]);
+}
+
+function skippedMessage(problems: string[], filtered: number): string | undefined {
+  const parts: string[] = [];
+  if (problems.length > 0) {
+    parts.push(
+      `skipped ${problems.length} invalid entr${problems.length === 1 ? "y" : "ies"}: ${problems
+        .slice(0, 3)
+        .join("; ")}${problems.length > 3 ? "; ..." : ""}`,
+    );
+  }
+  if (filtered > 0) parts.push(`${filtered} filtered out`);
+  return parts.length > 0 ? parts.join("; ") : undefined;
+}
+
+async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> {
+  if (cfg.file !== undefined) return fetchFile(resolvePath(ctx.baseDir, cfg.file.path));
+  if (cfg.url !== undefined) {
+    return fetchUrl(cfg.url.url, {
+      ...(cfg.url.timeout !== undefined ? { timeout: cfg.url.timeout } : {}),
+      ...(cfg.url.headers !== undefined ? { headers: cfg.url.headers } : {}),
+      ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+    });
+  }
+  if (cfg.git !== undefined) {
+    return (await fetchGit(cfg.git, { cacheDir: ctx.cacheDir, baseDir: ctx.baseDir })).data;
+  }
+  throw new McpfleetError("ERR_SOURCE_NOT_SYNCED", `source ${cfg.name} is not a file source`);
+}
+
+async function stageAll(
+  store: Store,
+  syncId: string,
+  entries: ServerEntry[],
+  cfg: SourceConfig,
+): Promise<void> {
+  for (let i = 0; i < entries.length; i += BATCH_SIZE) {
+    const batch = entries.slice(i, i + BATCH_SIZE);
+    if (cfg.claims !== undefined) for (const e of batch) e.claims = cfg.claims;
+    await store.stageBatch(syncId, batch);
+  }
+}
+
+async function syncFileLike(
+  store: Store,
+  cfg: SourceConfig,
+  ctx: SyncContext,
+): Promise<SyncOutcome> {
+  const bytes = await fetchBytes(cfg, ctx);
+  const hash = createHash("sha256").update(bytes).update(settingsDigest(cfg)).digest("hex");
+  const prev = await store.getStatus(cfg.name);
+  if (prev?.contentHash === hash) {
+    await store.markUnchanged(cfg.name);
+    return { outcome: "unchanged" };
+  }
+  const parsed = parseRegistryData(bytes.toString("utf8"), cfg.format);
+  const keep = makeFilter(cfg.filter);
+  const kept = parsed.entries.filter(keep);
+  const syncId = store.beginStaging();
+  try {
+    await stageAll(store, syncId, kept, cfg);
+    const n = await store.commitStaging(
+      syncId,
+      cfg.name,
+      hash,
+      skippedMessage(parsed.problems, parsed.entries.length - kept.length),
+    );
+    return { outcome: "updated", entries: n, skipped: parsed.problems.length };
+  } catch (err) {
+    await store.discardStaging(syncId).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promise<SyncOutcome> {
+  const endpoint = cfg.api?.endpoint ?? "";
+  const keep = makeFilter(cfg.filter);
+  const hash = createHash("sha256").update(settingsDigest(cfg));
+  const syncId = store.beginStaging();
+  const problems: string[] = [];
+  let filtered = 0;
+  let batch: ServerEntry[] = [];
+  try {
+    for await (const page of fetchApiPages(endpoint, {
+      ...(ctx.apiPageSize !== undefined ? { pageSize: ctx.apiPageSize } : {}),
+      ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+    })) {
+      hash.update(page.bytes);
+      for (const item of page.items) {
+        const e = convertUpstream(item);
+        if (typeof e === "string") {
+          problems.push(e);
+        } else if (keep(e)) {
+          batch.push(e);
+        } else {
+          filtered++;
+        }
+      }
+      if (batch.length >= BATCH_SIZE) {
+        await stageAll(store, syncId, batch, cfg);
+        batch = [];
+      }
+    }
+    await stageAll(store, syncId, batch, cfg);
+    batch = [];
+    const digest = hash.digest("hex");
+    const prev = await store.getStatus(cfg.name);
+    if (prev?.contentHash === digest) {
+      await store.discardStaging(syncId);
+      await store.markUnchanged(cfg.name);
+      return { outcome: "unchanged" };
+    }
+    const n = await store.commitStaging(
+      syncId,
+      cfg.name,
+      digest,
+      skippedMessage(problems, filtered),
+    );
+    return { outcome: "updated", entries: n, skipped: problems.length };
+  } catch (err) {
+    await store.discardStaging(syncId).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Runs one sync of a synced source and records the outcome in its status. */
+export async function runSync(
+  store: Store,
+  cfg: SourceConfig,
+  ctx: SyncContext,
+): Promise<SyncOutcome> {
+  try {
+    await store.markSyncing(cfg.name);
+    if (cfg.api !== undefined) return await syncApi(store, cfg, ctx);
+    return await syncFileLike(store, cfg, ctx);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    await store.markFailed(cfg.name, message).catch(() => undefined);
+    return { outcome: "failed", message };
+  }
+}
