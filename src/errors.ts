@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   // Schemas
   ERR_SCHEMA_LOAD: { status: 500, title: "Schema could not be loaded" },
   ERR_CEL_COMPILE: { status: 500, title: "CEL rule does not compile" },
+  // Validation (mcpfleet validate and every command that refuses invalid resources)
+  ERR_INVALID_RESOURCES: { status: 422, title: "Resources failed validation" },
   // Registry server
   ERR_REGISTRY_CONFIG: { status: 400, title: "Invalid registry server configuration" },
   ERR_BAD_REQUEST: { status: 400, title: "Malformed request" },
@@ -42,6 +44,13 @@ export const ERROR_CODES = {
   ERR_INTERNAL: { status: 500, title: "Internal server error" },
   ERR_SYNC_FAILED: { status: 502, title: "Source could not be synced" },
   ERR_STORE_UNAVAILABLE: { status: 503, title: "Store unavailable" },
+  // GitOps controller
+  ERR_GIT_AUTH: { status: 401, title: "Git server refused the credentials" },
+  ERR_GIT_REF_NOT_FOUND: { status: 404, title: "Branch, tag or commit not found" },
+  ERR_GIT_UNREACHABLE: { status: 503, title: "Git server unreachable" },
+  ERR_GIT_FAILED: { status: 502, title: "Git operation failed" },
+  ERR_WEBHOOK_SIGNATURE: { status: 401, title: "Webhook signature missing or wrong" },
+  ERR_NOT_IMPLEMENTED: { status: 501, title: "Not available yet" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,458 @@
+// The controller's view of a Git repository: resolve the watched branch, tag or commit to a
+// commit SHA, fetch only what is new, and check a directory of that commit out into a work tree
+// of its own. Remote repositories (http/https) are fetched into a bare cache reused by every
+// poll; file:// repositories are read in place (there is nothing to download).
+import { createHash, randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import { Agent as HttpsAgent } from "node:https";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import git from "isomorphic-git";
+import nodeHttp from "isomorphic-git/http/node";
+import type { GitHttpRequest, HttpClient } from "isomorphic-git/http/node";
+import { McpfleetError } from "../errors.js";
+
+/** What to follow: exactly one of a branch, a tag or a commit (none means the remote's HEAD). */
+export type GitRevisionSpec = { branch: string } | { tag: string } | { commit: string } | object;
+
+export interface GitAuth {
+  /** Basic authentication user; defaults to `x-access-token` with a token, `git` otherwise. */
+  username?: string;
+  /** File holding the password (read on every poll, so rotation needs no restart). */
+  passwordFile?: string;
+  /** File holding a token, sent as the Basic password (GitHub, GitLab and Gitea accept this). */
+  tokenFile?: string;
+}
+
+export interface GitSourceOptions {
+  /** http://, https:// or file:// URL of the repository. */
+  url: string;
+  ref: GitRevisionSpec;
+  /** Directory inside the repository to check out ("" or "." for all of it). */
+  path?: string;
+  /** Where clones and work trees are kept. */
+  cacheDir: string;
+  auth?: GitAuth;
+  /** PEM bundle of extra certificate authorities trusted for https:// repositories. */
+  caFile?: string;
+  /** Work trees kept besides the newest (older ones are deleted). */
+  keepTrees?: number;
+}
+
+export interface Revision {
+  /** Commit SHA (40 hex digits). */
+  commit: string;
+  /** The watched ref as written on the command line, e.g. `branch main`. */
+  ref: string;
+}
+
+export interface Checkout extends Revision {
+  /** Root of the work tree (the repository's root at this commit, holding only `path`). */
+  root: string;
+  /** `root` joined with the watched path: the directory to load resources from. */
+  dir: string;
+}
+
+const SHA = /^[0-9a-f]{40}$/;
+
+function describeRef(ref: GitRevisionSpec): string {
+  if ("branch" in ref) return `branch ${ref.branch}`;
+  if ("tag" in ref) return `tag ${ref.tag}`;
+  if ("commit" in ref) return `commit ${ref.commit}`;
+  return "HEAD";
+}
+
+function normalisePath(path: string | undefined): string {
+  const p = (path ?? "")
+    .replace(/\\/g, "/")
+    .split("/")
+    .filter((s) => s !== "" && s !== ".");
+  if (p.includes("..")) {
+    throw new McpfleetError("ERR_USAGE", `--path must stay inside the repository, not ${path}`);
+  }
+  return p.join("/");
+}
+
+function readSecret(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch (err) {
+    throw new McpfleetError("ERR_IO", `cannot read ${file}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
+
+/** Strips credentials from a URL before it appears in a message. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username !== "" || u.password !== "") {
+      u.username = "";
+      u.password = "";
+    }
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return url;
+  }
+}
+
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPIPE",
+  "UND_ERR_SOCKET",
+]);
+
+/** Maps an isomorphic-git or network error to a coded error that says what to do. */
+export function gitError(err: unknown, url: string, ref: string): McpfleetError {
+  if (err instanceof McpfleetError) return err;
+  const e = err as { code?: string; data?: { statusCode?: number }; message?: string };
+  const where = `${redactUrl(url)} (${ref})`;
+  const message = e.message ?? String(err);
+  if (e.code === "HttpError") {
+    const status = e.data?.statusCode ?? 0;
+    if (status === 401 || status === 403) {
+      return new McpfleetError(
+        "ERR_GIT_AUTH",
+        `git ${where}: the server refused access (HTTP ${status}); check --username, --password-file or --token-file`,
+        { cause: err },
+      );
+    }
+    if (status === 404) {
+      return new McpfleetError("ERR_GIT_REF_NOT_FOUND", `git ${where}: no repository at this URL`, {
+        cause: err,
+      });
+    }
+    if (status >= 500) {
+      return new McpfleetError("ERR_GIT_UNREACHABLE", `git ${where}: server error HTTP ${status}`, {
+        cause: err,
+      });
+    }
+  }
+  if (e.code !== undefined && NETWORK_CODES.has(e.code)) {
+    return new McpfleetError("ERR_GIT_UNREACHABLE", `git ${where}: ${e.code} ${message}`, {
+      cause: err,
+    });
+  }
+  if (e.code === "NotFoundError") {
+    return new McpfleetError("ERR_GIT_REF_NOT_FOUND", `git ${where}: ${message}`, { cause: err });
+  }
+  return new McpfleetError("ERR_GIT_FAILED", `git ${where}: ${message}`, { cause: err });
+}
+
+/** isomorphic-git's Node client with an https agent (custom CA) and fixed headers added. */
+function httpClient(agent: HttpsAgent | undefined, headers: () => Record<string, string>) {
+  const client: HttpClient = {
+    request: (req: GitHttpRequest) =>
+      nodeHttp.request({
+        ...req,
+        headers: { ...req.headers, ...headers() },
+        ...(agent !== undefined && req.url.startsWith("https:") ? { agent } : {}),
+      }),
+  };
+  return client;
+}
+
+export class GitSource {
+  readonly url: string;
+  readonly refName: string;
+  private readonly opts: GitSourceOptions;
+  private readonly path: string;
+  private readonly local: string | undefined;
+  private readonly gitdir: string;
+  private readonly http: HttpClient;
+  /** Network requests made (each is one HTTP round trip); for tests and metrics. */
+  fetches = 0;
+
+  constructor(opts: GitSourceOptions) {
+    this.opts = opts;
+    this.url = opts.url;
+    this.refName = describeRef(opts.ref);
+    this.path = normalisePath(opts.path);
+    if ("commit" in opts.ref && !/^[0-9a-f]{4,40}$/.test(opts.ref.commit)) {
+      throw new McpfleetError("ERR_USAGE", `--commit must be a hex SHA, not ${opts.ref.commit}`);
+    }
+    if (opts.url.startsWith("file://")) {
+      const p = fileURLToPath(opts.url);
+      this.local = fs.existsSync(join(p, ".git")) ? join(p, ".git") : p;
+      this.gitdir = this.local;
+    } else if (/^https?:\/\//.test(opts.url)) {
+      this.local = undefined;
+      const key = createHash("sha256").update(opts.url).digest("hex").slice(0, 16);
+      this.gitdir = join(opts.cacheDir, "repos", key);
+    } else {
+      throw new McpfleetError(
+        "ERR_USAGE",
+        `--repo must be an http://, https:// or file:// URL, not ${opts.url}`,
+      );
+    }
+    const agent =
+      opts.caFile !== undefined ? new HttpsAgent({ ca: readSecret(opts.caFile) }) : undefined;
+    this.http = httpClient(agent, () => this.authHeaders());
+  }
+
+  private authHeaders(): Record<string, string> {
+    const auth = this.opts.auth;
+    if (auth === undefined) return {};
+    let password: string | undefined;
+    let user = auth.username;
+    if (auth.tokenFile !== undefined) {
+      password = readSecret(auth.tokenFile);
+      user ??= "x-access-token";
+    } else if (auth.passwordFile !== undefined) {
+      password = readSecret(auth.passwordFile);
+    }
+    if (password === undefined && user === undefined) return {};
+    const basic = Buffer.from(`${user ?? "git"}:${password ?? ""}`).toString("base64");
+    return { Authorization: `Basic ${basic}` };
+  }
+
+  /** Resolves the watched ref to a commit, fetching what is new from a remote. */
+  async resolve(): Promise<Revision> {
+    try {
+      const commit =
+        this.local !== undefined ? await this.resolveLocal() : await this.resolveRemote();
+      return { commit, ref: this.refName };
+    } catch (err) {
+      throw gitError(err, this.url, this.refName);
+    }
+  }
+
+  private notFound(what: string): McpfleetError {
+    return new McpfleetError(
+      "ERR_GIT_REF_NOT_FOUND",
+      `git ${redactUrl(this.url)}: ${what} not found`,
+    );
+  }
+
+  /** Peels annotated tags down to the commit they name. */
+  private async peel(oid: string): Promise<string> {
+    let current = oid;
+    for (let i = 0; i < 10; i++) {
+      const { type, object } = await git.readObject({
+        fs,
+        gitdir: this.gitdir,
+        oid: current,
+        format: "parsed",
+      });
+      if (type === "commit") return current;
+      if (type !== "tag") throw new McpfleetError("ERR_GIT_FAILED", `${oid} is not a commit`);
+      current = (object as { object: string }).object;
+    }
+    throw new McpfleetError("ERR_GIT_FAILED", `${oid}: tag chain too long`);
+  }
+
+  private async hasCommit(oid: string): Promise<boolean> {
+    try {
+      await git.readCommit({ fs, gitdir: this.gitdir, oid });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async expandCommit(short: string): Promise<string | undefined> {
+    try {
+      const oid = await git.expandOid({ fs, gitdir: this.gitdir, oid: short });
+      return (await this.hasCommit(oid)) ? oid : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async resolveLocal(): Promise<string> {
+    if (!fs.existsSync(this.gitdir)) {
+      throw new McpfleetError("ERR_GIT_UNREACHABLE", `no repository at ${this.url}`);
+    }
+    const ref = this.opts.ref;
+    if ("commit" in ref) {
+      const oid = await this.expandCommit(ref.commit);
+      if (oid === undefined) throw this.notFound(`commit ${ref.commit}`);
+      return oid;
+    }
+    const full =
+      "branch" in ref ? `refs/heads/${ref.branch}` : "tag" in ref ? `refs/tags/${ref.tag}` : "HEAD";
+    let oid: string;
+    try {
+      oid = await git.resolveRef({ fs, gitdir: this.gitdir, ref: full });
+    } catch {
+      throw this.notFound(this.refName);
+    }
+    return this.peel(oid);
+  }
+
+  private async ensureCache(): Promise<void> {
+    if (!fs.existsSync(join(this.gitdir, "HEAD"))) {
+      fs.mkdirSync(this.gitdir, { recursive: true });
+      await git.init({ fs, gitdir: this.gitdir, bare: true });
+    }
+    await git.addRemote({ fs, gitdir: this.gitdir, remote: "origin", url: this.url, force: true });
+  }
+
+  /** The remote ref's commit as the server advertises it (one small request). */
+  private async advertised(): Promise<{ ref: string; oid: string } | undefined> {
+    const ref = this.opts.ref;
+    this.fetches++;
+    if ("branch" in ref || "tag" in ref) {
+      const full = "branch" in ref ? `refs/heads/${ref.branch}` : `refs/tags/${ref.tag}`;
+      const refs = await git.listServerRefs({
+        http: this.http,
+        url: this.url,
+        prefix: full,
+        peelTags: true,
+      });
+      const hit = refs.find((r) => r.ref === full);
+      if (hit === undefined) return undefined;
+      return { ref: full, oid: hit.peeled ?? hit.oid };
+    }
+    const refs = await git.listServerRefs({
+      http: this.http,
+      url: this.url,
+      prefix: "HEAD",
+      symrefs: true,
+    });
+    const head = refs.find((r) => r.ref === "HEAD");
+    return head === undefined ? undefined : { ref: head.target ?? "HEAD", oid: head.oid };
+  }
+
+  private async fetch(args: { ref?: string; depth?: number; singleBranch: boolean }) {
+    this.fetches++;
+    await git.fetch({
+      fs,
+      http: this.http,
+      gitdir: this.gitdir,
+      remote: "origin",
+      singleBranch: args.singleBranch,
+      tags: !args.singleBranch,
+      ...(args.ref !== undefined ? { ref: args.ref } : {}),
+      ...(args.depth !== undefined ? { depth: args.depth } : {}),
+    });
+  }
+
+  private async resolveRemote(): Promise<string> {
+    await this.ensureCache();
+    const ref = this.opts.ref;
+    if ("commit" in ref) {
+      // A pinned commit never changes: once it is here, no request is made at all.
+      const have = await this.expandCommit(ref.commit);
+      if (have !== undefined) return have;
+      // Servers rarely allow fetching an arbitrary SHA, so fetch history until it shows up.
+      await this.fetch({ singleBranch: true });
+      const viaHead = await this.expandCommit(ref.commit);
+      if (viaHead !== undefined) return viaHead;
+      await this.fetch({ singleBranch: false });
+      const any = await this.expandCommit(ref.commit);
+      if (any === undefined) throw this.notFound(`commit ${ref.commit}`);
+      return any;
+    }
+    const adv = await this.advertised();
+    if (adv === undefined) throw this.notFound(this.refName);
+    if (SHA.test(adv.oid) && (await this.hasCommit(adv.oid))) return adv.oid;
+    // Only the tip is needed to render it: fetch shallowly. A force-push (the tip moved
+    // backwards or sideways) is just another tip.
+    const fetchRef = "branch" in ref ? ref.branch : "tag" in ref ? ref.tag : adv.ref;
+    await this.fetch({ ref: fetchRef, depth: 1, singleBranch: true });
+    if (!(await this.hasCommit(adv.oid))) {
+      // The ref moved between the listing and the fetch; take what was fetched.
+      const tip = await git
+        .resolveRef({ fs, gitdir: this.gitdir, ref: "FETCH_HEAD" })
+        .catch(() => undefined);
+      if (tip === undefined) throw this.notFound(this.refName);
+      return this.peel(tip);
+    }
+    return adv.oid;
+  }
+
+  /**
+   * Checks out the watched path of `revision` into a work tree of its own, written to a
+   * temporary directory first and renamed into place, so no reader ever sees half a tree.
+   * An existing tree for the same commit is reused.
+   */
+  async checkout(revision: Revision): Promise<Checkout> {
+    const treesDir = join(this.opts.cacheDir, "trees");
+    fs.mkdirSync(treesDir, { recursive: true });
+    const pathKey = createHash("sha256").update(this.path).digest("hex").slice(0, 8);
+    const name = `${revision.commit}.${pathKey}`;
+    const root = join(treesDir, name);
+    const dir = this.path === "" ? root : join(root, ...this.path.split("/"));
+    if (!fs.existsSync(root)) {
+      const tmp = join(treesDir, `.tmp-${name}-${randomBytes(4).toString("hex")}`);
+      try {
+        fs.mkdirSync(tmp);
+        const { tree } = await git
+          .readCommit({ fs, gitdir: this.gitdir, oid: revision.commit })
+          .then((c) => c.commit);
+        let oid = tree;
+        if (this.path !== "") {
+          const sub = await this.subtree(tree, this.path);
+          if (sub === undefined) {
+            throw new McpfleetError(
+              "ERR_INVALID_RESOURCES",
+              `--path ${this.path} does not exist at commit ${revision.commit.slice(0, 12)}`,
+            );
+          }
+          oid = sub;
+        }
+        const dest = this.path === "" ? tmp : join(tmp, ...this.path.split("/"));
+        fs.mkdirSync(dest, { recursive: true });
+        await this.writeTree(oid, dest);
+        fs.renameSync(tmp, root);
+      } catch (err) {
+        fs.rmSync(tmp, { recursive: true, force: true });
+        if (fs.existsSync(root)) return { ...revision, root, dir };
+        throw gitError(err, this.url, this.refName);
+      }
+    }
+    this.prune(treesDir, name);
+    return { ...revision, root, dir };
+  }
+
+  private async subtree(tree: string, path: string): Promise<string | undefined> {
+    let oid = tree;
+    for (const part of path.split("/")) {
+      const { tree: entries } = await git.readTree({ fs, gitdir: this.gitdir, oid });
+      const entry = entries.find((e) => e.path === part);
+      if (entry?.type !== "tree") return undefined;
+      oid = entry.oid;
+    }
+    return oid;
+  }
+
+  /** Writes a tree's files. Symbolic links and submodules are skipped: they could point anywhere. */
+  private async writeTree(oid: string, dest: string): Promise<void> {
+    const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid });
+    for (const entry of tree) {
+      if (entry.path.includes("/") || entry.path === ".." || entry.path === ".") continue;
+      const target = join(dest, entry.path);
+      if (entry.type === "tree") {
+        fs.mkdirSync(target);
+        await this.writeTree(entry.oid, target);
+      } else if (entry.type === "blob" && entry.mode !== "120000") {
+        const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid: entry.oid });
+        fs.writeFileSync(target, blob);
+      }
+    }
+  }
+
+  /** Keeps the newest work trees (by modification time) and the current one; deletes the rest. */
+  private prune(treesDir: string, current: string): void {
+    const keep = this.opts.keepTrees ?? 1;
+    const entries = fs
+      .readdirSync(treesDir)
+      .filter((n) => n !== current)
+      .map((n) => ({ n, t: fs.statSync(join(treesDir, n)).mtimeMs }))
+      .sort((a, b) => b.t - a.t);
+    // Leftover temporary trees are from an interrupted checkout: always removed.
+    const stale = entries.filter((e) => e.n.startsWith(".tmp-"));
+    const old = entries.filter((e) => !e.n.startsWith(".tmp-")).slice(keep);
+    for (const { n } of [...stale, ...old]) {
+      fs.rmSync(join(treesDir, n), { recursive: true, force: true });
+    }
+  }
+}

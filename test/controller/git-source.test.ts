@@ -1,0 +1,310 @@
+import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GitSource, type GitSourceOptions } from "../../src/controller/git-source.js";
+import { isMcpfleetError } from "../../src/errors.js";
+import {
+  commitFiles,
+  gitCmd,
+  makeRepo,
+  publishRepo,
+  pushRepo,
+  startGitServer,
+  type GitServer,
+} from "../support/git-server.js";
+
+const tmp = (p: string) => mkdtempSync(join(tmpdir(), `mcpfleet-ctl-${p}-`));
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    if (isMcpfleetError(err)) return err.code;
+    throw err;
+  }
+  return "no error";
+}
+
+function listFiles(dir: string, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix === "" ? e.name : `${prefix}/${e.name}`;
+    if (e.isDirectory()) out.push(...listFiles(join(dir, e.name), rel));
+    else out.push(rel);
+  }
+  return out.sort();
+}
+
+describe("GitSource over HTTP (git http-backend)", () => {
+  let server: GitServer;
+  let work: string;
+  let first: string;
+  const name = "fleet.git";
+
+  beforeAll(async () => {
+    server = await startGitServer();
+    work = tmp("work");
+    first = makeRepo(work, {
+      "clusters/prod/a.yaml": "a: 1\n",
+      "clusters/prod/sub/b.yaml": "b: 1\n",
+      "README.md": "outside the path\n",
+    });
+    publishRepo(server, work, name);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const source = (extra: Partial<GitSourceOptions> = {}) =>
+    new GitSource({
+      url: `${server.url}/${name}`,
+      ref: { branch: "main" },
+      path: "clusters/prod",
+      cacheDir: tmp("cache"),
+      ...extra,
+    });
+
+  it("resolves the branch tip and checks out only --path", async () => {
+    const src = source();
+    const rev = await src.resolve();
+    expect(rev.commit).toBe(first);
+    const co = await src.checkout(rev);
+    expect(listFiles(co.root)).toEqual(["clusters/prod/a.yaml", "clusters/prod/sub/b.yaml"]);
+    expect(readFileSync(join(co.dir, "a.yaml"), "utf8")).toBe("a: 1\n");
+  });
+
+  it("fetches nothing when the tip has not moved, and follows new, changed and removed files", async () => {
+    const src = source();
+    await src.resolve();
+    const before = src.fetches;
+    const again = await src.resolve();
+    // Only the ref advertisement: no pack fetch for an unchanged tip.
+    expect(src.fetches - before).toBe(1);
+    expect(again.commit).toBe(first);
+
+    gitCmd(work, "rm", "-q", "clusters/prod/sub/b.yaml");
+    const second = commitFiles(
+      work,
+      { "clusters/prod/a.yaml": "a: 2\n", "clusters/prod/c.yaml": "c: 1\n" },
+      "change a, add c, remove b",
+    );
+    pushRepo(server, work, name);
+    const rev = await src.resolve();
+    expect(rev.commit).toBe(second);
+    const co = await src.checkout(rev);
+    expect(listFiles(co.dir)).toEqual(["a.yaml", "c.yaml"]);
+    expect(readFileSync(join(co.dir, "a.yaml"), "utf8")).toBe("a: 2\n");
+  });
+
+  it("converges to a force-pushed branch that moved backwards", async () => {
+    const src = source();
+    const tip = commitFiles(work, { "clusters/prod/d.yaml": "d: 1\n" }, "add d");
+    pushRepo(server, work, name);
+    expect((await src.resolve()).commit).toBe(tip);
+    gitCmd(work, "reset", "-q", "--hard", first);
+    const sideways = commitFiles(work, { "clusters/prod/e.yaml": "e: 1\n" }, "rewrite");
+    gitCmd(work, "push", "-q", "--force", join(server.root, name), "main");
+    const rev = await src.resolve();
+    expect(rev.commit).toBe(sideways);
+    const co = await src.checkout(rev);
+    expect(listFiles(co.dir)).toEqual(["a.yaml", "e.yaml", "sub/b.yaml"]);
+  });
+
+  it("pins a tag (annotated, peeled to its commit) and a commit", async () => {
+    const tagged = gitCmd(work, "rev-parse", "HEAD");
+    gitCmd(work, "tag", "-a", "v1", "-m", "release 1");
+    pushRepo(server, work, name);
+    const byTag = source({ ref: { tag: "v1" } });
+    expect((await byTag.resolve()).commit).toBe(tagged);
+
+    const byCommit = source({ ref: { commit: first } });
+    const rev = await byCommit.resolve();
+    expect(rev.commit).toBe(first);
+    const fetches = byCommit.fetches;
+    await byCommit.resolve();
+    expect(byCommit.fetches).toBe(fetches);
+    const co = await byCommit.checkout(rev);
+    expect(listFiles(co.dir)).toEqual(["a.yaml", "sub/b.yaml"]);
+
+    const short = source({ ref: { commit: first.slice(0, 10) } });
+    expect((await short.resolve()).commit).toBe(first);
+  });
+
+  it("reports a missing branch, tag, commit or path with ERR_GIT_REF_NOT_FOUND", async () => {
+    expect(await code(source({ ref: { branch: "nope" } }).resolve())).toBe("ERR_GIT_REF_NOT_FOUND");
+    expect(await code(source({ ref: { tag: "v404" } }).resolve())).toBe("ERR_GIT_REF_NOT_FOUND");
+    expect(await code(source({ ref: { commit: "0".repeat(40) } }).resolve())).toBe(
+      "ERR_GIT_REF_NOT_FOUND",
+    );
+    expect(await code(source({ url: `${server.url}/missing.git` }).resolve())).toBe(
+      "ERR_GIT_REF_NOT_FOUND",
+    );
+    const noPath = source({ path: "does/not/exist" });
+    expect(await code(noPath.checkout(await noPath.resolve()))).toBe("ERR_INVALID_RESOURCES");
+  });
+
+  it("refuses URLs it cannot fetch and paths that leave the repository", () => {
+    expect(() => source({ url: "ssh://example.com/x.git" })).toThrow(
+      /http:\/\/, https:\/\/ or file/,
+    );
+    expect(() => source({ path: "../etc" })).toThrow(/inside the repository/);
+    expect(() => source({ ref: { commit: "main" } })).toThrow(/hex SHA/);
+  });
+});
+
+describe("GitSource authentication and outages", () => {
+  let server: GitServer;
+  let work: string;
+  let head: string;
+  const dir = tmp("secrets");
+  const good = join(dir, "good");
+  const bad = join(dir, "bad");
+
+  beforeAll(async () => {
+    server = await startGitServer({ username: "fleet", password: "s3cret" });
+    work = tmp("auth-work");
+    head = makeRepo(work, { "a.yaml": "a: 1\n" });
+    publishRepo(server, work, "private.git");
+    writeFileSync(good, "s3cret\n");
+    writeFileSync(bad, "wrong\n");
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  const source = (auth?: GitSourceOptions["auth"], url = `${server.url}/private.git`) =>
+    new GitSource({
+      url,
+      ref: { branch: "main" },
+      cacheDir: tmp("cache"),
+      ...(auth ? { auth } : {}),
+    });
+
+  it("authenticates with a password file or a token file", async () => {
+    expect((await source({ username: "fleet", passwordFile: good }).resolve()).commit).toBe(head);
+    expect((await source({ username: "fleet", tokenFile: good }).resolve()).commit).toBe(head);
+  });
+
+  it("says ERR_GIT_AUTH when credentials are missing or refused", async () => {
+    expect(await code(source().resolve())).toBe("ERR_GIT_AUTH");
+    const err = await source({ username: "fleet", passwordFile: bad })
+      .resolve()
+      .catch((e: unknown) => e);
+    expect(isMcpfleetError(err) && err.code).toBe("ERR_GIT_AUTH");
+    expect((err as Error).message).toMatch(/--password-file/);
+    expect((err as Error).message).not.toContain("wrong");
+  });
+
+  it("says ERR_GIT_UNREACHABLE while the server is down, and recovers when it is back", async () => {
+    const other = await startGitServer();
+    const w = tmp("down-work");
+    const sha = makeRepo(w, { "a.yaml": "a: 1\n" });
+    publishRepo(other, w, "r.git");
+    const src = new GitSource({
+      url: `${other.url}/r.git`,
+      ref: { branch: "main" },
+      cacheDir: tmp("c"),
+    });
+    expect((await src.resolve()).commit).toBe(sha);
+    const port = new URL(other.url).port;
+    await other.stop();
+    expect(await code(src.resolve())).toBe("ERR_GIT_UNREACHABLE");
+    // Back on the same port with a new commit.
+    const back = await startGitServerOnPort(Number(port), w);
+    try {
+      const next = commitFiles(w, { "b.yaml": "b: 1\n" }, "while down");
+      pushRepo(back, w, "r.git");
+      expect((await src.resolve()).commit).toBe(next);
+    } finally {
+      await back.stop();
+    }
+  });
+});
+
+/** Restarts a git server on a fixed port by proxying to a fresh one (the helper picks ports). */
+async function startGitServerOnPort(port: number, work: string): Promise<GitServer> {
+  const { createServer, request } = await import("node:http");
+  const inner = await startGitServer();
+  publishRepo(inner, work, "r.git");
+  const target = new URL(inner.url);
+  const proxy = createServer((req, res) => {
+    const up = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
+    req.pipe(up);
+  });
+  await new Promise<void>((resolve) => proxy.listen(port, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    root: inner.root,
+    get requests() {
+      return inner.requests;
+    },
+    async stop() {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+      await inner.stop();
+    },
+  };
+}
+
+describe("GitSource over file://", () => {
+  it("reads a local repository in place: branch, tag, commit, and new commits", async () => {
+    const work = tmp("local");
+    const first = makeRepo(work, { "deploy/a.yaml": "a: 1\n" });
+    gitCmd(work, "tag", "v1");
+    const url = pathToFileURL(work).href;
+    const cacheDir = tmp("cache");
+    const src = new GitSource({ url, ref: { branch: "main" }, path: "deploy", cacheDir });
+    expect((await src.resolve()).commit).toBe(first);
+    const second = commitFiles(work, { "deploy/b.yaml": "b: 1\n" }, "add b");
+    const rev = await src.resolve();
+    expect(rev.commit).toBe(second);
+    const co = await src.checkout(rev);
+    expect(listFiles(co.dir)).toEqual(["a.yaml", "b.yaml"]);
+    expect(src.fetches).toBe(0);
+
+    expect((await new GitSource({ url, ref: { tag: "v1" }, cacheDir }).resolve()).commit).toBe(
+      first,
+    );
+    expect((await new GitSource({ url, ref: {}, cacheDir }).resolve()).commit).toBe(second);
+    const pinned = new GitSource({ url, ref: { commit: first }, path: "deploy", cacheDir });
+    const old = await pinned.checkout(await pinned.resolve());
+    expect(listFiles(old.dir)).toEqual(["a.yaml"]);
+    expect(await code(new GitSource({ url, ref: { branch: "x" }, cacheDir }).resolve())).toBe(
+      "ERR_GIT_REF_NOT_FOUND",
+    );
+    const gone = pathToFileURL(join(work, "nothing-here")).href;
+    expect(await code(new GitSource({ url: gone, ref: {}, cacheDir }).resolve())).toBe(
+      "ERR_GIT_UNREACHABLE",
+    );
+  });
+
+  it("keeps one older work tree and leaves no temporary directories", async () => {
+    const work = tmp("trees");
+    makeRepo(work, { "a.yaml": "a: 1\n" });
+    const cacheDir = tmp("cache");
+    const src = new GitSource({ url: pathToFileURL(work).href, ref: { branch: "main" }, cacheDir });
+    for (let i = 0; i < 4; i++) {
+      commitFiles(work, { "a.yaml": `a: ${i + 2}\n` }, `c${i}`);
+      await src.checkout(await src.resolve());
+    }
+    const trees = readdirSync(join(cacheDir, "trees"));
+    expect(trees).toHaveLength(2);
+    expect(trees.some((t) => t.startsWith(".tmp-"))).toBe(false);
+    rmSync(cacheDir, { recursive: true, force: true });
+    expect(existsSync(cacheDir)).toBe(false);
+  });
+});
