@@ -1,8 +1,11 @@
 import type { RendererTable } from "../context.js";
+import { renderVirtualMCPServer } from "./virtualmcpserver.js";
 
 /**
  * One construct per kind that creates workloads. MCPGroup, MCPServerEntry, the composite tool
  * definitions and the configuration kinds create nothing: they are read by the others and only
  * get a computed status.
  */
-export const RENDERERS: RendererTable = {};
+export const RENDERERS: RendererTable = {
+  VirtualMCPServer: renderVirtualMCPServer,
+};
