@@ -74,7 +74,12 @@ describe("withBackoff", () => {
         if (calls < 4) return Promise.reject(new ApiError(calls === 1 ? 409 : 500));
         return Promise.resolve("done");
       },
-      { baseMs: 100, capMs: 1000, random: () => 0.5, sleep: async (ms) => void sleeps.push(ms) },
+      {
+        baseMs: 100,
+        capMs: 1000,
+        random: () => 0.5,
+        sleep: (ms) => Promise.resolve(void sleeps.push(ms)),
+      },
     );
     expect(result).toBe("done");
     expect(calls).toBe(4);
@@ -91,7 +96,12 @@ describe("withBackoff", () => {
         if (calls === 2) return Promise.reject(new ApiError(429, { "retry-after": "3600" }));
         return Promise.resolve(undefined);
       },
-      { baseMs: 100, capMs: 5000, random: () => 0, sleep: async (ms) => void sleeps.push(ms) },
+      {
+        baseMs: 100,
+        capMs: 5000,
+        random: () => 0,
+        sleep: (ms) => Promise.resolve(void sleeps.push(ms)),
+      },
     );
     expect(sleeps).toEqual([2000, 5000]);
   });

@@ -28,7 +28,7 @@ describe("Scheduler", () => {
       intervalMs: 60_000,
       jitterMs: 10_000,
       random: () => 0.5,
-      run: async (r) => void reasons.push(r),
+      run: (r) => Promise.resolve(void reasons.push(r)),
     });
     s.start();
     await vi.advanceTimersByTimeAsync(0);
@@ -49,7 +49,7 @@ describe("Scheduler", () => {
     const s = new Scheduler({
       cron: "*/5 * * * *",
       runAtStart: false,
-      run: async () => void times.push(new Date().toISOString()),
+      run: () => Promise.resolve(void times.push(new Date().toISOString())),
     });
     s.start();
     await vi.advanceTimersByTimeAsync(11 * 60_000);
@@ -98,9 +98,9 @@ describe("Scheduler", () => {
     const s = new Scheduler({
       intervalMs: 10_000,
       runAtStart: false,
-      run: async () => {
+      run: () => {
         calls++;
-        if (calls === 1) throw new Error("boom");
+        return calls === 1 ? Promise.reject(new Error("boom")) : Promise.resolve();
       },
       onError: (e) => errors.push(e),
     });
