@@ -1,4 +1,7 @@
 import type { RendererTable } from "../context.js";
+import { renderEmbeddingServer } from "./embeddingserver.js";
+import { renderMCPRemoteProxy } from "./mcpremoteproxy.js";
+import { renderMCPServer } from "./mcpserver.js";
 import { renderVirtualMCPServer } from "./virtualmcpserver.js";
 
 /**
@@ -7,5 +10,8 @@ import { renderVirtualMCPServer } from "./virtualmcpserver.js";
  * get a computed status.
  */
 export const RENDERERS: RendererTable = {
+  EmbeddingServer: renderEmbeddingServer,
+  MCPServer: renderMCPServer,
+  MCPRemoteProxy: renderMCPRemoteProxy,
   VirtualMCPServer: renderVirtualMCPServer,
 };

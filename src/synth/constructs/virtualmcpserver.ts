@@ -592,8 +592,9 @@ export function vmcpConfigYaml(config: T.VirtualMCPConfig): string {
   return stringify(config, { lineWidth: 0, sortMapEntries: true, aliasDuplicateObjects: false });
 }
 
-function emit(scope: Construct, obj: KubeObject): void {
-  new ApiObject(scope, `${obj.kind}-${obj.metadata.name}`.toLowerCase(), obj);
+/** Adds an object; construct ids carry the owning resource, so two owners never clash. */
+function emit(scope: Construct, owner: string, obj: KubeObject): void {
+  new ApiObject(scope, `virtualmcpserver--${owner}--${obj.kind}--${obj.metadata.name}`, obj);
 }
 
 const READ = ["get", "list", "watch"];
@@ -621,7 +622,7 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
       ? spec.serviceAccount
       : vmcpRbacName(name);
 
-  emit(scope, {
+  emit(scope, name, {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: { name: configMapName, labels },
@@ -629,13 +630,13 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
   });
 
   if (serviceAccount === vmcpRbacName(name)) {
-    emit(scope, {
+    emit(scope, name, {
       apiVersion: "v1",
       kind: "ServiceAccount",
       metadata: { name: serviceAccount, labels },
     });
   }
-  emit(scope, {
+  emit(scope, name, {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "Role",
     metadata: { name: vmcpRbacName(name), labels },
@@ -663,7 +664,7 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
       { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
     ],
   });
-  emit(scope, {
+  emit(scope, name, {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "RoleBinding",
     metadata: { name: vmcpRbacName(name), labels },
@@ -738,7 +739,7 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
     },
     spec.resourceOverrides,
   );
-  emit(scope, {
+  emit(scope, name, {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name: vmcpDeploymentName(name), ...deploymentMeta },
@@ -748,7 +749,7 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
       template: podTemplate,
     },
   });
-  emit(scope, {
+  emit(scope, name, {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name: vmcpServiceName(name), ...serviceMeta },
