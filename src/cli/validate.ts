@@ -32,8 +32,9 @@ See docs/validate.md.`;
 
 function useColor(flag: boolean | undefined): boolean {
   if (flag !== undefined) return flag;
-  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
-  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0") return true;
+  const { NO_COLOR, FORCE_COLOR } = process.env;
+  if (NO_COLOR !== undefined && NO_COLOR !== "") return false;
+  if (FORCE_COLOR !== undefined && FORCE_COLOR !== "" && FORCE_COLOR !== "0") return true;
   return process.stdout.isTTY === true;
 }
 
@@ -58,7 +59,10 @@ export async function main(argv: string[]): Promise<number> {
       },
     });
   } catch (err) {
-    throw new McpfleetError("ERR_USAGE", `validate: ${(err as Error).message}\n\n${USAGE}`);
+    throw new McpfleetError(
+      "ERR_USAGE",
+      `validate: ${(err as Error).message.split(". ")[0]}; see mcpfleet validate --help`,
+    );
   }
   const { values, positionals } = parsed;
   if (values.help) {

@@ -1,3 +1,3 @@
-export { validatePaths, validateTexts, summarise, exitCode } from "./validate.js";
+export { validatePaths, validateTexts, summarise, exitCode, assertValid } from "./validate.js";
 export { formatReport, isFormat, issueLine, summaryLine, FORMATS, type Format } from "./format.js";
 export * from "./types.js";

@@ -2,6 +2,7 @@
 // and CEL levels on each and the reference level across all of them, and returns one result per
 // resource. Nothing here throws for bad input: every problem is a reported issue.
 import { basename, extname } from "node:path";
+import { McpfleetError } from "../errors.js";
 import {
   API_GROUP,
   type Kind,
@@ -14,6 +15,7 @@ import {
   KINDS,
   SERVED_VERSIONS,
 } from "../schema/index.js";
+import { issueLine } from "./format.js";
 import { validateKube } from "./kube.js";
 import { referenceTable } from "./reference-table.js";
 import { type OwnResource, checkReferences } from "./references.js";
@@ -239,8 +241,14 @@ function addSchemaIssues(
   base = "",
   covered: readonly ConfigIssue[] = [],
 ): void {
+  // A rule over a value that already fails its schema (a string where a list belongs, a
+  // malformed duration) cannot be evaluated meaningfully: its message would mislead.
+  const schemaPaths = new Set(
+    issues.filter((i) => i.level === "schema" && i.unknownField !== true).map((i) => i.path),
+  );
   for (const issue of issues) {
     if (coveredCelIssue(issue, base, covered)) continue;
+    if (issue.level === "cel" && schemaPaths.has(issue.path)) continue;
     const unknown = issue.unknownField === true;
     addIssue(
       unit,
@@ -349,8 +357,13 @@ function validateEmbeddedConfig(unit: Unit, pointer: string, text: string, ctx: 
     level: "schema",
   });
   const covered = sourceRuleIssues(doc.value);
-  for (const issue of ctx.set.validateSchema(REGISTRY_CONFIG_SCHEMA_ID, doc.value)) {
+  const schemaIssues = ctx.set.validateSchema(REGISTRY_CONFIG_SCHEMA_ID, doc.value);
+  const schemaPaths = new Set(
+    schemaIssues.filter((i) => i.level === "schema" && i.unknownField !== true).map((i) => i.path),
+  );
+  for (const issue of schemaIssues) {
     if (coveredCelIssue(issue, "", covered)) continue;
+    if (issue.level === "cel" && schemaPaths.has(issue.path)) continue;
     const unknown = issue.unknownField === true;
     report(
       {
@@ -394,4 +407,21 @@ export function summarise(results: readonly ResourceResult[]): Summary {
 export function exitCode(report: Report): number {
   if (report.resources.some((r) => r.errors.some((e) => e.level === "io"))) return EXIT_USAGE_OR_IO;
   return report.summary.invalid > 0 ? EXIT_INVALID : EXIT_VALID;
+}
+
+/**
+ * For commands that must not act on invalid input (synth, the controller): throws
+ * ERR_INVALID_RESOURCES naming the first errors, or returns when the report has none.
+ */
+export function assertValid(report: Report, shown = 20): void {
+  const lines: string[] = [];
+  for (const r of report.resources) {
+    for (const e of r.errors) lines.push(issueLine(r, e, "error"));
+  }
+  if (lines.length === 0) return;
+  const more = lines.length > shown ? `\n... and ${lines.length - shown} more` : "";
+  throw new McpfleetError(
+    "ERR_INVALID_RESOURCES",
+    `${lines.length} validation error(s):\n${lines.slice(0, shown).join("\n")}${more}`,
+  );
 }

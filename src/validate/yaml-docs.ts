@@ -155,7 +155,8 @@ function buildDocument(
   const locate = (pointer: string, target: LocateTarget = "value"): Position => {
     const found = walkPointer(doc, pointer);
     let node: Node | null = found.node;
-    if (found.key !== null && (target === "key" || !found.complete || !isScalar(found.node))) {
+    const leaf = isScalar(found.node) || isAlias(found.node);
+    if (found.key !== null && (target === "key" || !found.complete || !leaf)) {
       node = found.key;
     }
     const offset = startOf(node);
@@ -178,7 +179,10 @@ function buildDocument(
   const errors: Issue[] = doc.errors.map((e) => ({
     path: "",
     ...lineCol(counter, e.pos[0]),
-    message: yamlMessage(e.code, firstLine(e.message)),
+    message:
+      e.code === "DUPLICATE_KEY"
+        ? `duplicate key ${keyTextAt(text, e.pos[0])}: keys of a mapping must be unique`
+        : firstLine(e.message),
     level: "parse",
   }));
   const warnings: Issue[] = doc.warnings.map((w) => ({
@@ -243,9 +247,12 @@ function buildDocument(
   return result;
 }
 
-function yamlMessage(code: string, message: string): string {
-  if (code === "DUPLICATE_KEY") return `duplicate key: ${message}`;
-  return message;
+/** The key written at `offset` (up to its colon), quoted for a message. */
+function keyTextAt(text: string, offset: number): string {
+  const rest = text.slice(offset, offset + 256);
+  const m = /^("(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|[^:\n]*?)\s*:(?:\s|$)/.exec(rest);
+  const key = (m?.[1] ?? rest.split("\n")[0] ?? "").trim();
+  return JSON.stringify(key.startsWith('"') || key.startsWith("'") ? key.slice(1, -1) : key);
 }
 
 /** Offset of the first mapping key that is a collection (JSON and Kubernetes need string keys). */

@@ -1,0 +1,529 @@
+// Table-driven cases per level: each case lists every issue the documents must produce (path,
+// level, severity), nothing more.
+import { describe, expect, it } from "vitest";
+import { type ValidateOptions } from "../../src/validate/index.js";
+import { type Doc, GROUP, V1, checkDocs, issues, res } from "./helpers.js";
+
+interface Case {
+  name: string;
+  docs: unknown[];
+  options?: Partial<ValidateOptions>;
+  /** `severity level path` of every issue, in any order. */
+  want: string[];
+  /** Optional text each message must contain, by path. */
+  messages?: Record<string, RegExp>;
+}
+
+const server = (spec: Doc = {}, name = "srv") =>
+  res("MCPServer", name, { image: "ghcr.io/example/mcp:1", ...spec });
+
+async function run(c: Case): Promise<void> {
+  const report = await checkDocs(c.docs, c.options);
+  const got = issues(report).map((i) => `${i.severity} ${i.level} ${i.path}`);
+  expect(got.sort()).toEqual([...c.want].sort());
+  for (const [path, re] of Object.entries(c.messages ?? {})) {
+    const found = issues(report).find((i) => i.path === path);
+    expect(found?.message, path).toMatch(re);
+  }
+}
+
+describe("schema level", () => {
+  const cases: Case[] = [
+    { name: "a valid MCPServer", docs: [server()], want: [] },
+    {
+      name: "a port out of range",
+      docs: [server({ proxyPort: 70000 })],
+      want: ["error schema /spec/proxyPort"],
+      messages: { "/spec/proxyPort": /65535/ },
+    },
+    {
+      name: "a value outside an enum",
+      docs: [server({ transport: "websocket" })],
+      want: ["error schema /spec/transport"],
+      messages: { "/spec/transport": /stdio/ },
+    },
+    {
+      name: "a wrong type",
+      docs: [server({ args: "--verbose" })],
+      want: ["error schema /spec/args"],
+      messages: { "/spec/args": /must be array, not string/ },
+    },
+    {
+      name: "a missing required field",
+      docs: [res("MCPServer", "srv", { transport: "stdio" })],
+      want: ["error schema /spec/image"],
+      messages: { "/spec/image": /missing required field "image"/ },
+    },
+    {
+      name: "a malformed duration",
+      docs: [
+        server({
+          sessionStorage: { provider: "redis", address: "redis:6379" },
+          rateLimiting: { shared: { maxTokens: 10, refillPeriod: "1 minute" } },
+        }),
+      ],
+      want: ["error schema /spec/rateLimiting/shared/refillPeriod"],
+      messages: { "/spec/rateLimiting/shared/refillPeriod": /duration such as 30s/ },
+    },
+    {
+      name: "every error of a document, not the first",
+      docs: [server({ proxyPort: 0, transport: "x", replicas: -1 })],
+      want: [
+        "error schema /spec/proxyPort",
+        "error schema /spec/transport",
+        "error schema /spec/replicas",
+      ],
+    },
+    {
+      name: "an unknown field is a warning",
+      docs: [server({ imagePullPolicy: "Always" })],
+      want: ["warning schema /spec/imagePullPolicy"],
+      messages: { "/spec/imagePullPolicy": /unknown field/ },
+    },
+    {
+      name: "an unknown field is an error with --strict",
+      docs: [server({ imagePullPolicy: "Always" })],
+      options: { strict: true },
+      want: ["error schema /spec/imagePullPolicy"],
+    },
+    {
+      name: "an apiVersion our group does not serve",
+      docs: [{ ...server(), apiVersion: `${GROUP}/v2` }],
+      want: ["error schema /apiVersion"],
+    },
+    {
+      name: "both served versions",
+      docs: [server(), { ...server({}, "other"), apiVersion: `${GROUP}/v1beta1` }],
+      want: [],
+    },
+    {
+      name: "a kind our group does not have",
+      docs: [{ apiVersion: V1, kind: "MCPThing", metadata: { name: "x" } }],
+      want: ["error schema /kind"],
+      messages: { "/kind": /unknown kind "MCPThing"/ },
+    },
+    {
+      name: "a missing apiVersion",
+      docs: [{ kind: "MCPServer", metadata: { name: "x" }, spec: { image: "i" } }],
+      want: ["error schema /apiVersion"],
+    },
+    {
+      name: "a missing kind",
+      docs: [{ apiVersion: V1, metadata: { name: "x" } }],
+      want: ["error schema /kind"],
+    },
+    {
+      name: "a kind that is not a string",
+      docs: [{ apiVersion: V1, kind: 3, metadata: { name: "x" } }],
+      want: ["error schema /kind"],
+    },
+    {
+      name: "a top-level list",
+      docs: [[server()]],
+      want: ["error schema "],
+    },
+    {
+      name: "a top-level scalar",
+      docs: ["just text"],
+      want: ["error schema "],
+    },
+    {
+      name: "a kind of another group is skipped",
+      docs: [{ apiVersion: "example.com/v1", kind: "MCPServer", metadata: { name: "x" } }],
+      want: [],
+    },
+    {
+      name: "the items of a List",
+      docs: [
+        {
+          apiVersion: "v1",
+          kind: "List",
+          items: [server({ proxyPort: "eighty" }), server({}, "second")],
+        },
+      ],
+      want: ["error schema /spec/proxyPort"],
+    },
+  ];
+  it.each(cases)("$name", run);
+
+  it("names the kind, namespace and name of each resource", async () => {
+    const report = await checkDocs([
+      server(),
+      { ...server({}, "b"), metadata: { name: "b", namespace: "team" } },
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } },
+    ]);
+    expect(report.resources.map((r) => [r.kind, r.namespace, r.name, r.valid, r.skipped])).toEqual([
+      ["MCPServer", "default", "srv", true, false],
+      ["MCPServer", "team", "b", true, false],
+      ["ConfigMap", "default", "c", true, true],
+    ]);
+  });
+
+  it("assumes --namespace where metadata has none", async () => {
+    const report = await checkDocs([server()], { namespace: "tools" });
+    expect(report.resources[0]?.namespace).toBe("tools");
+  });
+});
+
+describe("cel level", () => {
+  const cases: Case[] = [
+    {
+      name: "mutually exclusive fields",
+      docs: [
+        server({
+          oidcConfig: { type: "kubernetes" },
+          oidcConfigRef: { name: "idp", audience: "a" },
+        }),
+        res("MCPOIDCConfig", "idp", { type: "inline", inline: { issuer: "https://idp" } }),
+      ],
+      want: ["error cel /spec/oidcConfigRef"],
+      messages: { "/spec/oidcConfigRef": /mutually exclusive/ },
+    },
+    {
+      name: "a field required by another",
+      docs: [server({ rateLimiting: { shared: { maxTokens: 5, refillPeriod: "1m" } } })],
+      want: ["error cel /spec/rateLimiting"],
+      messages: { "/spec/rateLimiting": /sessionStorage with provider redis/ },
+    },
+    {
+      name: "a rule on a list item",
+      docs: [
+        res("VirtualMCPServer", "v", {
+          groupRef: "g",
+          incomingAuth: { type: "anonymous" },
+          outgoingAuth: { source: "inline", backends: { b: { type: "external_auth_config_ref" } } },
+        }),
+        res("MCPGroup", "g"),
+        server({ groupRef: "g" }, "b"),
+      ],
+      want: ["error cel /spec/outgoingAuth/backends/b/externalAuthConfigRef"],
+    },
+    {
+      name: "schema and cel errors together",
+      docs: [server({ proxyPort: -1, telemetry: {}, telemetryConfigRef: { name: "t" } })],
+      options: { allowMissingRefs: true },
+      want: [
+        "error schema /spec/proxyPort",
+        "error cel /spec/telemetryConfigRef",
+        "warning reference /spec/telemetryConfigRef/name",
+      ],
+    },
+  ];
+  it.each(cases)("$name", run);
+});
+
+describe("reference level", () => {
+  const group = res("MCPGroup", "eng");
+  const cases: Case[] = [
+    {
+      name: "a groupRef naming a group given",
+      docs: [group, server({ groupRef: "eng" })],
+      want: [],
+    },
+    {
+      name: "a groupRef as an object",
+      docs: [group, server({ groupRef: { name: "eng" } })],
+      want: [],
+    },
+    {
+      name: "a missing group",
+      docs: [server({ groupRef: "ops" })],
+      want: ["error reference /spec/groupRef"],
+      messages: { "/spec/groupRef": /MCPGroup "ops" not found in namespace default/ },
+    },
+    {
+      name: "a missing group named by an object",
+      docs: [server({ groupRef: { name: "ops" } })],
+      want: ["error reference /spec/groupRef/name"],
+    },
+    {
+      name: "missing references are warnings with --allow-missing-refs",
+      docs: [server({ groupRef: "ops", toolConfigRef: { name: "t" } })],
+      options: { allowMissingRefs: true },
+      want: ["warning reference /spec/groupRef", "warning reference /spec/toolConfigRef/name"],
+    },
+    {
+      name: "a reference into another namespace does not resolve",
+      docs: [
+        { ...group, metadata: { name: "eng", namespace: "other" } },
+        server({ groupRef: "eng" }),
+      ],
+      want: ["error reference /spec/groupRef"],
+    },
+    {
+      name: "a reference to a resource of the wrong kind",
+      docs: [res("MCPToolConfig", "eng"), server({ groupRef: "eng" })],
+      want: ["error reference /spec/groupRef"],
+    },
+    {
+      name: "every reference of an MCPServer",
+      docs: [
+        server({
+          toolConfigRef: { name: "tc" },
+          externalAuthConfigRef: { name: "ea" },
+          authServerRef: { kind: "MCPExternalAuthConfig", name: "as" },
+          telemetryConfigRef: { name: "tel" },
+          oidcConfigRef: { name: "oidc", audience: "srv" },
+        }),
+      ],
+      want: [
+        "error reference /spec/toolConfigRef/name",
+        "error reference /spec/externalAuthConfigRef/name",
+        "error reference /spec/authServerRef/name",
+        "error reference /spec/telemetryConfigRef/name",
+        "error reference /spec/oidcConfigRef/name",
+      ],
+    },
+    {
+      name: "the references of a VirtualMCPServer, nested ones included",
+      docs: [
+        res("VirtualMCPServer", "v", {
+          groupRef: { name: "g" },
+          incomingAuth: { type: "oidc", oidcConfigRef: { name: "o", audience: "v" } },
+          outgoingAuth: {
+            source: "inline",
+            default: { type: "external_auth_config_ref", externalAuthConfigRef: { name: "d" } },
+            backends: {
+              b: { type: "external_auth_config_ref", externalAuthConfigRef: { name: "e" } },
+            },
+          },
+          telemetryConfigRef: { name: "t" },
+          embeddingServerRef: { name: "emb" },
+          config: {
+            compositeToolRefs: [{ name: "wf" }],
+            aggregation: { tools: [{ workload: "b", toolConfigRef: { name: "tc" } }] },
+          },
+        }),
+        server({ groupRef: "g" }, "b"),
+      ],
+      want: [
+        "error reference /spec/groupRef/name",
+        "error reference /spec/incomingAuth/oidcConfigRef/name",
+        "error reference /spec/outgoingAuth/default/externalAuthConfigRef/name",
+        "error reference /spec/outgoingAuth/backends/b/externalAuthConfigRef/name",
+        "error reference /spec/telemetryConfigRef/name",
+        "error reference /spec/embeddingServerRef/name",
+        "error reference /spec/config/compositeToolRefs/0/name",
+        "error reference /spec/config/aggregation/tools/0/toolConfigRef/name",
+        "error reference /spec/groupRef",
+      ],
+    },
+    {
+      name: "backend workload names of a virtual server",
+      docs: [
+        res("MCPGroup", "g"),
+        server({ groupRef: "g" }, "fetch"),
+        res("VirtualMCPServer", "v", {
+          groupRef: "g",
+          incomingAuth: { type: "anonymous" },
+          outgoingAuth: {
+            backends: { fetch: { type: "discovered" }, ghost: { type: "discovered" } },
+          },
+          config: {
+            backends: [{ name: "static", url: "https://s.example.com", transport: "sse" }],
+            aggregation: {
+              tools: [{ workload: "fetch" }, { workload: "static" }, { workload: "nope" }],
+              conflictResolution: "priority",
+              conflictResolutionConfig: { priorityOrder: ["fetch", "missing"] },
+            },
+          },
+        }),
+      ],
+      want: [
+        "error reference /spec/outgoingAuth/backends/ghost",
+        "error reference /spec/config/aggregation/tools/2/workload",
+        "error reference /spec/config/aggregation/conflictResolutionConfig/priorityOrder/1",
+      ],
+    },
+    {
+      name: "a duplicate kind/namespace/name",
+      docs: [group, group],
+      want: ["error reference /metadata/name"],
+      messages: {
+        "/metadata/name": /duplicate MCPGroup default\/eng: also defined at test.yaml:1/,
+      },
+    },
+    {
+      name: "the same name in two namespaces is no duplicate",
+      docs: [group, { ...group, metadata: { name: "eng", namespace: "ops" } }],
+      want: [],
+    },
+    {
+      name: "an MCPServer and an MCPRemoteProxy sharing a name",
+      docs: [server({}, "github"), res("MCPRemoteProxy", "github", { remoteURL: "https://x" })],
+      want: ["error reference /metadata/name", "error reference /metadata/name"],
+      messages: { "/metadata/name": /share a name/ },
+    },
+    {
+      name: "two servers with one audience and issuer",
+      docs: [
+        res("MCPOIDCConfig", "idp", { type: "inline", inline: { issuer: "https://idp" } }),
+        server({ oidcConfigRef: { name: "idp", audience: "mcp" } }, "a"),
+        res("MCPRemoteProxy", "b", {
+          remoteURL: "https://x",
+          oidcConfigRef: { name: "idp", audience: "mcp" },
+        }),
+        server({ oidcConfigRef: { name: "idp", audience: "c" } }, "c"),
+      ],
+      want: [
+        "error reference /spec/oidcConfigRef/audience",
+        "error reference /spec/oidcConfigRef/audience",
+      ],
+      messages: { "/spec/oidcConfigRef/audience": /audience "mcp" is also used by/ },
+    },
+    {
+      name: "one audience under two different issuers",
+      docs: [
+        res("MCPOIDCConfig", "a", { type: "inline", inline: { issuer: "https://a" } }),
+        res("MCPOIDCConfig", "b", { type: "inline", inline: { issuer: "https://b" } }),
+        server({ oidcConfigRef: { name: "a", audience: "mcp" } }, "s1"),
+        server({ oidcConfigRef: { name: "b", audience: "mcp" } }, "s2"),
+      ],
+      want: [],
+    },
+  ];
+  it.each(cases)("$name", run);
+});
+
+describe("MCPRegistry and registry-server configuration", () => {
+  const source = (name: string, extra: Doc = {}) => ({
+    name,
+    git: { repository: "https://github.com/example/registry" },
+    syncPolicy: { interval: "1h" },
+    ...extra,
+  });
+  const config = (sources: unknown[], registries: unknown[]) => ({
+    sources,
+    registries,
+    auth: { mode: "anonymous" },
+  });
+  const cases: Case[] = [
+    {
+      name: "a valid configuration file",
+      docs: [config([source("a")], [{ name: "default", sources: ["a"] }])],
+      want: [],
+    },
+    {
+      name: "a registry naming an undefined source",
+      docs: [config([source("a")], [{ name: "default", sources: ["a", "b"] }])],
+      want: ["error reference /registries/0/sources/1"],
+      messages: { "/registries/0/sources/1": /names source "b", which is not defined/ },
+    },
+    {
+      name: "two managed sources",
+      docs: [
+        config(
+          [
+            { name: "m1", managed: {} },
+            { name: "m2", managed: {} },
+          ],
+          [{ name: "default", sources: ["m1", "m2"] }],
+        ),
+      ],
+      want: ["error reference /sources/1/managed"],
+    },
+    {
+      name: "a schema error in a configuration file",
+      docs: [config([source("Bad_Name")], [{ name: "default", sources: ["Bad_Name"] }])],
+      want: ["error schema /sources/0/name", "error schema /registries/0/sources/0"],
+    },
+    {
+      name: "an MCPRegistry's legacy views and sources",
+      docs: [
+        res("MCPRegistry", "r", {
+          sources: [
+            { name: "m1", managed: {} },
+            { name: "m2", managed: {} },
+          ],
+          registries: [{ name: "default", sources: ["m1", "zz"] }],
+        }),
+      ],
+      want: [
+        "error reference /spec/sources/1/managed",
+        "error reference /spec/registries/0/sources/1",
+      ],
+    },
+    {
+      name: "an MCPRegistry's configYAML is validated as a configuration file",
+      docs: [
+        res("MCPRegistry", "r", {
+          configYAML:
+            "sources:\n  - name: a\n    managed: {}\nregistries:\n  - name: d\n    sources: [b]\nauth:\n  mode: anonymous\n",
+        }),
+      ],
+      want: ["error reference /spec/configYAML"],
+      messages: { "/spec/configYAML": /configYAML at \/registries\/0\/sources\/0: .*"b"/ },
+    },
+    {
+      name: "--registry-config forces the shape",
+      docs: [{ sources: "not a list", extra: 1 }],
+      options: { registryConfig: true },
+      want: [
+        "error schema /sources",
+        "error schema /registries",
+        "warning schema /extra",
+        "error cel /auth",
+      ],
+      messages: { "/auth": /auth is required/ },
+    },
+  ];
+  it.each(cases)("$name", run);
+
+  it("names a configuration file after the file", async () => {
+    const report = await checkDocs([config([source("a")], [{ name: "d", sources: ["a"] }])]);
+    expect(report.resources[0]).toMatchObject({ kind: "RegistryServerConfig", name: "test" });
+  });
+});
+
+describe("--kube", () => {
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "d" },
+    spec: {
+      replicas: "two",
+      selector: { matchLabels: { app: "d" } },
+      template: { metadata: { labels: { app: "d" } }, spec: { containers: [{ image: "x" }] } },
+    },
+  };
+  const cases: Case[] = [
+    { name: "core kinds are skipped without --kube", docs: [deployment], want: [] },
+    {
+      name: "core kinds are checked with --kube",
+      docs: [deployment],
+      options: { kube: true },
+      want: ["error schema /spec/replicas", "error schema /spec/template/spec/containers/0/name"],
+    },
+    {
+      name: "a valid Service",
+      docs: [
+        {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "s" },
+          spec: { ports: [{ port: 80 }] },
+        },
+      ],
+      options: { kube: true },
+      want: [],
+    },
+    {
+      name: "kinds kubernetes-models does not know are skipped",
+      docs: [{ apiVersion: "databases.example.com/v1", kind: "Redis", metadata: { name: "r" } }],
+      options: { kube: true },
+      want: [],
+    },
+  ];
+  it.each(cases)("$name", run);
+
+  it("reports which were checked and which skipped", async () => {
+    const report = await checkDocs(
+      [deployment, { apiVersion: "example.com/v1", kind: "Thing", metadata: { name: "t" } }],
+      { kube: true },
+    );
+    expect(report.resources.map((r) => [r.kind, r.valid, r.skipped])).toEqual([
+      ["Deployment", false, false],
+      ["Thing", true, true],
+    ]);
+  });
+});
