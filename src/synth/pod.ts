@@ -335,3 +335,19 @@ export function compact<V extends Obj>(value: V): V {
   for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
   return out as V;
 }
+
+/** Resource requirements as a Kubernetes container takes them. */
+export function kubeResources(
+  r: T.ResourceRequirements | undefined,
+): Container["resources"] | undefined {
+  return r === undefined ? undefined : sortKeysShallow(r);
+}
+
+function sortKeysShallow(r: T.ResourceRequirements): Obj {
+  const out: Obj = {};
+  for (const part of ["limits", "requests"] as const) {
+    const list = r[part];
+    if (list !== undefined) out[part] = compact(list as Obj);
+  }
+  return out;
+}

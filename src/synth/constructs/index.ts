@@ -1,5 +1,7 @@
 import type { RendererTable } from "../context.js";
 import { renderEmbeddingServer } from "./embeddingserver.js";
+import { renderMCPRemoteProxy } from "./mcpremoteproxy.js";
+import { renderMCPServer } from "./mcpserver.js";
 import { renderVirtualMCPServer } from "./virtualmcpserver.js";
 
 /**
@@ -9,5 +11,7 @@ import { renderVirtualMCPServer } from "./virtualmcpserver.js";
  */
 export const RENDERERS: RendererTable = {
   EmbeddingServer: renderEmbeddingServer,
+  MCPServer: renderMCPServer,
+  MCPRemoteProxy: renderMCPRemoteProxy,
   VirtualMCPServer: renderVirtualMCPServer,
 };

@@ -1,0 +1,183 @@
+// MCPRemoteProxy: the proxy-runner Deployment `<n>` in front of a remote MCP server, Service
+// `mcp-<n>-remote-proxy`, ServiceAccount (unless spec.serviceAccount names one), Role and
+// RoleBinding `<n>-remote-proxy-runner`, and ConfigMap `<n>-runconfig`.
+import type { KindRenderer } from "../context.js";
+import { contentHash, prettyJson } from "../hash.js";
+import { selectorLabels, workloadLabels } from "../labels.js";
+import { type Resource, groupName } from "../model.js";
+import { dnsLabel, dnsSubdomain } from "../names.js";
+import {
+  type Container,
+  type PodTemplate,
+  applyResourceOverrides,
+  compact,
+  httpProbes,
+  kubeResources,
+} from "../pod.js";
+import {
+  type Lookup,
+  PodExtras,
+  RUNCONFIG_CHECKSUM,
+  RUNCONFIG_DIR,
+  RUNCONFIG_KEY,
+  RUNCONFIG_SCHEMA_VERSION,
+  resolveAudit,
+  resolveAuth,
+  resolveAuthz,
+  resolveHeaderForward,
+  resolveOidc,
+  resolveTelemetry,
+  resolveToolConfig,
+} from "../runner.js";
+import { READ_VERBS, emit, emitRbac } from "./common.js";
+import { DEFAULT_PROXY_PORT, RUNNER_CONTAINER, RUNNER_RESOURCES, proxyUrl } from "./mcpserver.js";
+
+export const MCPREMOTEPROXY_APP = "mcpremoteproxy";
+
+export function remoteProxyNames(name: string): {
+  deployment: string;
+  service: string;
+  runner: string;
+  runconfig: string;
+} {
+  return {
+    deployment: dnsLabel(name),
+    service: dnsLabel(`mcp-${name}-remote-proxy`),
+    runner: dnsSubdomain(`${name}-remote-proxy-runner`),
+    runconfig: dnsSubdomain(`${name}-runconfig`),
+  };
+}
+
+/** `remoteURL`, or its deprecated spelling `remoteUrl`. */
+export function remoteUrlOf(spec: { remoteURL?: string; remoteUrl?: string }): string {
+  return spec.remoteURL ?? spec.remoteUrl ?? "";
+}
+
+export function remoteProxyUrl(r: Resource<"MCPRemoteProxy">): string {
+  return proxyUrl(
+    remoteProxyNames(r.metadata.name).service,
+    r.metadata.namespace,
+    r.spec.proxyPort ?? DEFAULT_PROXY_PORT,
+    r.spec.transport ?? "streamable-http",
+    r.metadata.name,
+  );
+}
+
+export function remoteProxyRunConfig(
+  r: Resource<"MCPRemoteProxy">,
+  lookup: Lookup,
+): { config: Record<string, unknown>; extras: PodExtras } {
+  const spec = r.spec;
+  const name = r.metadata.name;
+  const extras = new PodExtras();
+  const config: Record<string, unknown> = {
+    schema_version: RUNCONFIG_SCHEMA_VERSION,
+    name,
+    remote_url: remoteUrlOf(spec),
+    transport: spec.transport ?? "streamable-http",
+    host: "0.0.0.0",
+    port: spec.proxyPort ?? DEFAULT_PROXY_PORT,
+    oidc_config: resolveOidc(spec, lookup, extras, remoteProxyUrl(r).replace(/#.*$/, "")),
+    ...resolveAuthz(spec.authzConfig, extras),
+    audit_config: resolveAudit(spec.audit, name),
+    telemetry_config: resolveTelemetry(spec, name, lookup, extras),
+    ...resolveToolConfig(spec.toolConfigRef, lookup),
+    ...resolveAuth(spec, lookup, extras),
+    header_forward: resolveHeaderForward(spec.headerForward, extras),
+    trust_proxy_headers: spec.trustProxyHeaders ?? false,
+    endpoint_prefix: spec.endpointPrefix,
+    group: groupName(spec.groupRef),
+  };
+  return { config, extras };
+}
+
+/** The remote proxy reads its configuration and the Secrets it forwards. */
+export const REMOTE_PROXY_RULES = [
+  { apiGroups: [""], resources: ["configmaps", "secrets"], verbs: READ_VERBS },
+];
+
+export const renderMCPRemoteProxy: KindRenderer<"MCPRemoteProxy"> = (scope, r, context) => {
+  const spec = r.spec;
+  const name = r.metadata.name;
+  const names = remoteProxyNames(name);
+  const labels = workloadLabels(MCPREMOTEPROXY_APP, name);
+  const selector = selectorLabels(MCPREMOTEPROXY_APP, name);
+  const lookup: Lookup = { set: context.resources, namespace: r.metadata.namespace };
+  const proxyPort = spec.proxyPort ?? DEFAULT_PROXY_PORT;
+  const { config, extras } = remoteProxyRunConfig(r, lookup);
+  const runconfig = prettyJson(config);
+  const own = spec.serviceAccount !== undefined && spec.serviceAccount !== "";
+  const pullSecrets = (spec.resourceOverrides?.proxyDeployment?.imagePullSecrets ?? [])
+    .filter((s): s is { name: string } => s.name !== undefined)
+    .map((s) => ({ name: s.name }));
+
+  emitRbac(scope, r, names.runner, labels, REMOTE_PROXY_RULES, {
+    serviceAccount: own ? spec.serviceAccount : undefined,
+    imagePullSecrets: pullSecrets,
+  });
+  emit(scope, r, {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: names.runconfig, labels },
+    data: { [RUNCONFIG_KEY]: runconfig },
+  });
+  const runner: Container = compact({
+    name: RUNNER_CONTAINER,
+    image: context.options.runnerImage,
+    imagePullPolicy: "IfNotPresent",
+    args: ["run", `--remote=${remoteUrlOf(spec)}`],
+    ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
+    env: extras.env.length > 0 ? [...extras.env] : undefined,
+    volumeMounts: [
+      { name: "runconfig", mountPath: RUNCONFIG_DIR, readOnly: true },
+      ...extras.mounts,
+    ],
+    resources: kubeResources(spec.resources) ?? RUNNER_RESOURCES,
+    ...httpProbes("/health", "/health"),
+  });
+  const template: PodTemplate = {
+    metadata: {
+      labels: { ...labels },
+      annotations: { [RUNCONFIG_CHECKSUM]: contentHash(runconfig) },
+    },
+    spec: {
+      serviceAccountName: own ? spec.serviceAccount : names.runner,
+      containers: [runner],
+      volumes: [
+        { name: "runconfig", configMap: { name: names.runconfig } },
+        ...(extras.volumes as never[]),
+      ],
+    },
+  };
+  const deploymentMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } =
+    { labels: { ...labels } };
+  const serviceMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {
+    labels: { ...labels },
+  };
+  applyResourceOverrides(
+    {
+      deployment: deploymentMeta,
+      podTemplate: template,
+      service: serviceMeta,
+      proxyContainer: RUNNER_CONTAINER,
+    },
+    spec.resourceOverrides,
+  );
+  emit(scope, r, {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: names.deployment, ...deploymentMeta },
+    spec: { selector: { matchLabels: selector }, template },
+  });
+  emit(scope, r, {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: names.service, ...serviceMeta },
+    spec: {
+      type: "ClusterIP",
+      selector,
+      ports: [{ name: "http", port: proxyPort, targetPort: "http", protocol: "TCP" }],
+      sessionAffinity: spec.sessionAffinity ?? "ClientIP",
+    },
+  });
+};

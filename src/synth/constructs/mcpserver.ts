@@ -1,0 +1,326 @@
+// MCPServer: the proxy-runner Deployment `<n>` (container `toolhive`), Service `mcp-<n>-proxy`,
+// the runner's ServiceAccount, Role and RoleBinding `<n>-proxy-runner`, the MCP server's own
+// ServiceAccount `<n>-sa` when spec.serviceAccount is empty, and ConfigMap `<n>-runconfig`.
+// The MCP server pod itself is created by the runner from the pod template patch it is given:
+// container `mcp` with the server's secrets, resources and volumes, merged with
+// spec.podTemplateSpec.
+import type * as T from "../../../generated/types.js";
+import type { KindRenderer } from "../context.js";
+import { contentHash, prettyJson, stableStringify } from "../hash.js";
+import { selectorLabels, workloadLabels } from "../labels.js";
+import { type Resource, groupName } from "../model.js";
+import { dnsLabel, dnsSubdomain } from "../names.js";
+import {
+  type Container,
+  type PodTemplate,
+  applyResourceOverrides,
+  compact,
+  httpProbes,
+  kubeResources,
+  mergePodTemplate,
+  secretRefsEnv,
+} from "../pod.js";
+import {
+  type KubeVolume,
+  type KubeVolumeMount,
+  type Lookup,
+  PodExtras,
+  RUNCONFIG_CHECKSUM,
+  RUNCONFIG_DIR,
+  RUNCONFIG_KEY,
+  RUNCONFIG_SCHEMA_VERSION,
+  resolveAudit,
+  resolveAuth,
+  resolveAuthz,
+  resolveOidc,
+  resolveSessionStorage,
+  resolveTelemetry,
+  resolveToolConfig,
+} from "../runner.js";
+import { ALL_VERBS, READ_VERBS, emit, emitRbac, serviceHost } from "./common.js";
+
+export const MCPSERVER_APP = "mcpserver";
+export const MCP_CONTAINER = "mcp";
+export const RUNNER_CONTAINER = "toolhive";
+export const DEFAULT_PROXY_PORT = 8080;
+
+/** Default resources of the proxy-runner container (the MCP server's are spec.resources). */
+export const RUNNER_RESOURCES: Container["resources"] = {
+  requests: { cpu: "50m", memory: "64Mi" },
+  limits: { cpu: "500m", memory: "512Mi" },
+};
+
+/** Names of the objects rendered for MCPServer `name`. */
+export function mcpServerNames(name: string): {
+  deployment: string;
+  service: string;
+  runner: string;
+  serviceAccount: string;
+  runconfig: string;
+} {
+  return {
+    deployment: dnsLabel(name),
+    service: dnsLabel(`mcp-${name}-proxy`),
+    runner: dnsSubdomain(`${name}-proxy-runner`),
+    serviceAccount: dnsSubdomain(`${name}-sa`),
+    runconfig: dnsSubdomain(`${name}-runconfig`),
+  };
+}
+
+/** The protocol clients speak to the proxy: proxyMode for stdio servers, else the transport. */
+export function clientProtocol(spec: T.MCPServerSpec): "sse" | "streamable-http" {
+  const transport = spec.transport ?? "stdio";
+  return transport === "stdio" ? (spec.proxyMode ?? "streamable-http") : transport;
+}
+
+/** The in-cluster URL of an MCP proxy Service. */
+export function proxyUrl(
+  service: string,
+  namespace: string,
+  port: number,
+  protocol: "sse" | "streamable-http",
+  name: string,
+): string {
+  const base = `http://${serviceHost(service, namespace)}:${port}`;
+  return protocol === "sse" ? `${base}/sse#${name}` : `${base}/mcp`;
+}
+
+export function mcpServerUrl(r: Resource<"MCPServer">): string {
+  return proxyUrl(
+    mcpServerNames(r.metadata.name).service,
+    r.metadata.namespace,
+    r.spec.proxyPort ?? DEFAULT_PROXY_PORT,
+    clientProtocol(r.spec),
+    r.metadata.name,
+  );
+}
+
+/** Replica count as written: unset stays unset (an autoscaler owns it); stdio caps at 1. */
+export function cappedReplicas(value: number | undefined, stdio: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  return stdio ? Math.min(value, 1) : value;
+}
+
+/**
+ * Volumes of the MCP server pod and their mounts in the `mcp` container. A volume in the
+ * reference operator's form (`hostPath` as a string, `mountPath`, `readOnly`) becomes a hostPath
+ * volume mounted there; a Kubernetes volume is mounted at `/mnt/<name>` unless the user's
+ * podTemplateSpec mounts it itself.
+ */
+function serverVolumes(
+  volumes: T.Volume[] | undefined,
+  userMounted: Set<string>,
+): { volumes: KubeVolume[]; mounts: KubeVolumeMount[] } {
+  const out = { volumes: [] as KubeVolume[], mounts: [] as KubeVolumeMount[] };
+  for (const v of volumes ?? []) {
+    const { mountPath, readOnly, hostPath, ...rest } = v as T.Volume & {
+      mountPath?: unknown;
+      readOnly?: unknown;
+      hostPath?: unknown;
+    };
+    const volume: KubeVolume = { ...rest, name: v.name };
+    if (typeof hostPath === "string") volume.hostPath = { path: hostPath };
+    else if (hostPath !== undefined) volume.hostPath = hostPath;
+    out.volumes.push(volume);
+    if (typeof mountPath === "string") {
+      out.mounts.push({ name: v.name, mountPath, readOnly: readOnly === true });
+    } else if (!userMounted.has(v.name)) {
+      out.mounts.push({ name: v.name, mountPath: `/mnt/${v.name}` });
+    }
+  }
+  return out;
+}
+
+function userMountedVolumes(user: T.PodTemplateSpec | undefined): Set<string> {
+  const spec = (user as { spec?: { containers?: Container[] } } | undefined)?.spec;
+  const mcp = spec?.containers?.find((c) => c.name === MCP_CONTAINER);
+  return new Set((mcp?.volumeMounts ?? []).map((m) => m.name));
+}
+
+/** The pod template the runner applies to the MCP server pod (`--k8s-pod-patch`). */
+export function mcpPodPatch(r: Resource<"MCPServer">): PodTemplate {
+  const spec = r.spec;
+  const names = mcpServerNames(r.metadata.name);
+  const vols = serverVolumes(spec.volumes, userMountedVolumes(spec.podTemplateSpec));
+  const env = secretRefsEnv(spec.secrets);
+  const container: Container = compact({
+    name: MCP_CONTAINER,
+    env: env.length > 0 ? env : undefined,
+    resources: kubeResources(spec.resources),
+    volumeMounts: vols.mounts.length > 0 ? vols.mounts : undefined,
+  });
+  const base: PodTemplate = {
+    spec: compact({
+      serviceAccountName:
+        spec.serviceAccount !== undefined && spec.serviceAccount !== ""
+          ? spec.serviceAccount
+          : names.serviceAccount,
+      containers: [container],
+      volumes: vols.volumes.length > 0 ? (vols.volumes as never) : undefined,
+    }),
+  };
+  return mergePodTemplate(base, spec.podTemplateSpec, MCP_CONTAINER);
+}
+
+/** The runner's whole configuration for an MCPServer, and what its container needs for it. */
+export function mcpServerRunConfig(
+  r: Resource<"MCPServer">,
+  lookup: Lookup,
+): { config: Record<string, unknown>; extras: PodExtras; podPatch: string } {
+  const spec = r.spec;
+  const name = r.metadata.name;
+  const transport = spec.transport ?? "stdio";
+  const stdio = transport === "stdio";
+  const extras = new PodExtras();
+  const podPatch = stableStringify(mcpPodPatch(r));
+  const profile = spec.permissionProfile;
+  const config: Record<string, unknown> = {
+    schema_version: RUNCONFIG_SCHEMA_VERSION,
+    name,
+    image: spec.image,
+    transport,
+    proxy_mode: stdio ? clientProtocol(spec) : undefined,
+    host: "0.0.0.0",
+    port: spec.proxyPort ?? DEFAULT_PROXY_PORT,
+    target_port: spec.mcpPort,
+    cmd_args: spec.args,
+    env_vars:
+      spec.env === undefined
+        ? undefined
+        : Object.fromEntries(spec.env.map((e) => [e.name, e.value])),
+    secrets: spec.secrets?.map((s) => `${s.name},target=${s.targetEnvName ?? s.key}`),
+    permission_profile_name_or_path:
+      profile === undefined
+        ? undefined
+        : (profile.type ?? "builtin") === "builtin"
+          ? profile.name
+          : extras.configMapFile(profile.name, profile.key ?? "permissions.json"),
+    k8s_pod_template_patch: podPatch,
+    container_labels: { "toolhive-name": name },
+    oidc_config: resolveOidc(spec, lookup, extras, mcpServerUrl(r).replace(/#.*$/, "")),
+    ...resolveAuthz(spec.authzConfig, extras),
+    audit_config: resolveAudit(spec.audit, name),
+    telemetry_config: resolveTelemetry(spec, name, lookup, extras),
+    ...resolveToolConfig(spec.toolConfigRef, lookup),
+    ...resolveAuth(spec, lookup, extras),
+    rate_limit_config: spec.rateLimiting,
+    session_storage: resolveSessionStorage(spec.sessionStorage, extras),
+    trust_proxy_headers: spec.trustProxyHeaders ?? false,
+    endpoint_prefix: spec.endpointPrefix,
+    group: groupName(spec.groupRef),
+    backend_replicas: cappedReplicas(spec.backendReplicas, stdio),
+  };
+  return { config, extras, podPatch };
+}
+
+/** Rules of the runner: it creates the MCP server's StatefulSet and Service and attaches. */
+export const PROXY_RUNNER_RULES = [
+  { apiGroups: ["apps"], resources: ["statefulsets"], verbs: ALL_VERBS },
+  { apiGroups: [""], resources: ["services"], verbs: ALL_VERBS },
+  { apiGroups: [""], resources: ["pods"], verbs: READ_VERBS },
+  { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
+  { apiGroups: [""], resources: ["pods/attach"], verbs: ["create", "get"] },
+  { apiGroups: [""], resources: ["configmaps"], verbs: READ_VERBS },
+];
+
+export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) => {
+  const spec = r.spec;
+  const name = r.metadata.name;
+  const names = mcpServerNames(name);
+  const labels = workloadLabels(MCPSERVER_APP, name);
+  const selector = selectorLabels(MCPSERVER_APP, name);
+  const lookup: Lookup = { set: context.resources, namespace: r.metadata.namespace };
+  const stdio = (spec.transport ?? "stdio") === "stdio";
+  const proxyPort = spec.proxyPort ?? DEFAULT_PROXY_PORT;
+  const { config, extras, podPatch } = mcpServerRunConfig(r, lookup);
+  const runconfig = prettyJson(config);
+  const pullSecrets = (spec.resourceOverrides?.proxyDeployment?.imagePullSecrets ?? [])
+    .filter((s): s is { name: string } => s.name !== undefined)
+    .map((s) => ({ name: s.name }));
+
+  emitRbac(scope, r, names.runner, labels, PROXY_RUNNER_RULES, { imagePullSecrets: pullSecrets });
+  if (spec.serviceAccount === undefined || spec.serviceAccount === "") {
+    emit(scope, r, {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: names.serviceAccount, labels },
+    });
+  }
+  emit(scope, r, {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: names.runconfig, labels },
+    data: { [RUNCONFIG_KEY]: runconfig },
+  });
+
+  const runner: Container = {
+    name: RUNNER_CONTAINER,
+    image: context.options.runnerImage,
+    imagePullPolicy: "IfNotPresent",
+    args: [
+      "run",
+      `--k8s-pod-patch=${podPatch}`,
+      spec.image,
+      ...(spec.args !== undefined && spec.args.length > 0 ? ["--", ...spec.args] : []),
+    ],
+    ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
+    env: extras.env.length > 0 ? [...extras.env] : undefined,
+    volumeMounts: [
+      { name: "runconfig", mountPath: RUNCONFIG_DIR, readOnly: true },
+      ...extras.mounts,
+    ],
+    resources: RUNNER_RESOURCES,
+    ...httpProbes("/health", "/health"),
+  };
+  if (runner.env === undefined) delete runner.env;
+  const template: PodTemplate = {
+    metadata: {
+      labels: { ...labels },
+      annotations: { [RUNCONFIG_CHECKSUM]: contentHash(runconfig) },
+    },
+    spec: {
+      serviceAccountName: names.runner,
+      containers: [runner],
+      volumes: [
+        { name: "runconfig", configMap: { name: names.runconfig } },
+        ...(extras.volumes as never[]),
+      ],
+    },
+  };
+  const deploymentMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } =
+    { labels: { ...labels } };
+  const serviceMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {
+    labels: { ...labels },
+  };
+  applyResourceOverrides(
+    {
+      deployment: deploymentMeta,
+      podTemplate: template,
+      service: serviceMeta,
+      proxyContainer: RUNNER_CONTAINER,
+    },
+    spec.resourceOverrides,
+  );
+  const replicas = cappedReplicas(spec.replicas, stdio);
+  emit(scope, r, {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: names.deployment, ...deploymentMeta },
+    spec: compact({
+      replicas,
+      selector: { matchLabels: selector },
+      template,
+    }),
+  });
+  emit(scope, r, {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: names.service, ...serviceMeta },
+    spec: {
+      type: "ClusterIP",
+      selector,
+      ports: [{ name: "http", port: proxyPort, targetPort: "http", protocol: "TCP" }],
+      sessionAffinity: spec.sessionAffinity ?? "ClientIP",
+    },
+  });
+};

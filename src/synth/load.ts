@@ -1,0 +1,102 @@
+// Input of a synthesis run: validates the paths with every level `mcpfleet validate` runs (schema,
+// CEL rules, references across all documents), and collects the resources of our API group.
+// Documents of other kinds (registry-server configs, registry data, core Kubernetes objects) are
+// not resources to synthesize and are left out.
+import { API_GROUP, isKind } from "../schema/index.js";
+import { validatePaths, validateTexts } from "../validate/index.js";
+import { DEFAULT_OPTIONS, type Report, type ValidateOptions } from "../validate/types.js";
+import {
+  STDIN_PATH,
+  collectInputs,
+  isInputError,
+  readFileCapped,
+  readProcessStdin,
+} from "../validate/sources.js";
+import { parseDocuments } from "../validate/yaml-docs.js";
+import type { Resource } from "./model.js";
+
+export interface LoadResult {
+  report: Report;
+  /** True when the report has no error: only then may anything be rendered. */
+  valid: boolean;
+  resources: Resource[];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Resources of our API group in one file's text, with namespaces settled. */
+export function resourcesOfText(text: string, namespace: string): Resource[] {
+  const out: Resource[] = [];
+  for (const doc of parseDocuments(text, DEFAULT_OPTIONS)) {
+    const value = doc.value;
+    if (!isObject(value)) continue;
+    const items =
+      typeof value.kind === "string" && value.kind.endsWith("List") && Array.isArray(value.items)
+        ? (value.items as unknown[])
+        : [value];
+    for (const item of items) {
+      if (!isObject(item) || typeof item.apiVersion !== "string") continue;
+      if (!item.apiVersion.startsWith(`${API_GROUP}/`)) continue;
+      if (typeof item.kind !== "string" || !isKind(item.kind)) continue;
+      const metadata = isObject(item.metadata) ? item.metadata : {};
+      const ns =
+        typeof metadata.namespace === "string" && metadata.namespace !== ""
+          ? metadata.namespace
+          : namespace;
+      out.push({ ...item, metadata: { ...metadata, namespace: ns } } as unknown as Resource);
+    }
+  }
+  return out;
+}
+
+function hasErrors(report: Report): boolean {
+  return report.resources.some((r) => r.errors.length > 0);
+}
+
+/** Validates and loads files and directories (`-` for standard input, read once). */
+export async function loadPaths(
+  paths: readonly string[],
+  options: Partial<ValidateOptions> = {},
+): Promise<LoadResult> {
+  const namespace = options.namespace ?? DEFAULT_OPTIONS.namespace;
+  const maxBytes = options.maxFileBytes ?? DEFAULT_OPTIONS.maxFileBytes;
+  let stdin: Buffer | undefined;
+  if (paths.includes(STDIN_PATH)) {
+    stdin = await (options.stdin ?? (() => readProcessStdin(maxBytes)))();
+  }
+  const report = await validatePaths(paths, {
+    ...options,
+    namespace,
+    ...(stdin !== undefined ? { stdin: () => Promise.resolve(stdin) } : {}),
+  });
+  const valid = !hasErrors(report);
+  const resources: Resource[] = [];
+  if (valid) {
+    for (const input of collectInputs(paths.length > 0 ? paths : ["."])) {
+      if (isInputError(input)) continue;
+      const text =
+        input.path === STDIN_PATH
+          ? (stdin?.toString("utf8") ?? "")
+          : (() => {
+              const read = readFileCapped(input.path, maxBytes);
+              return read.ok ? read.text : "";
+            })();
+      resources.push(...resourcesOfText(text, namespace));
+    }
+  }
+  return { report, valid, resources };
+}
+
+/** Validates and loads documents given as text (tests, the controller). */
+export async function loadTexts(
+  files: readonly { name: string; text: string }[],
+  options: Partial<ValidateOptions> = {},
+): Promise<LoadResult> {
+  const namespace = options.namespace ?? DEFAULT_OPTIONS.namespace;
+  const report = await validateTexts(files, { ...options, namespace });
+  const valid = !hasErrors(report);
+  const resources = valid ? files.flatMap((f) => resourcesOfText(f.text, namespace)) : [];
+  return { report, valid, resources };
+}

@@ -1,0 +1,460 @@
+// The proxy runner's configuration (`runconfig.json`), shared by MCPServer and MCPRemoteProxy.
+// Every referenced configuration (MCPToolConfig, MCPOIDCConfig, MCPTelemetryConfig,
+// MCPExternalAuthConfig) is resolved into it, so a change to one changes the run-config and its
+// checksum on the pod template, and the pods roll. Secret values never appear: a secret becomes
+// an environment variable from a secretKeyRef (the config names the variable) or a file mounted
+// from the Secret (the config names the path).
+import type * as T from "../../generated/types.js";
+import type { Resource, ResourceSet } from "./model.js";
+import { dnsLabel } from "./names.js";
+import { type EnvVar, secretEnv } from "./pod.js";
+
+/** The directory the run-config ConfigMap is mounted at in the runner container. */
+export const RUNCONFIG_DIR = "/etc/runconfig";
+export const RUNCONFIG_KEY = "runconfig.json";
+export const RUNCONFIG_SCHEMA_VERSION = "v0.1.0";
+/** Pod template annotation holding the sha256 of the run-config: a config change rolls pods. */
+export const RUNCONFIG_CHECKSUM = "toolhive.stacklok.dev/runconfig-checksum";
+
+const CONFIGMAP_DIR = "/etc/toolhive/configmaps";
+const SECRET_DIR = "/etc/toolhive/secrets";
+
+export interface KubeVolume {
+  name: string;
+  configMap?: { name: string };
+  secret?: { secretName: string };
+  [key: string]: unknown;
+}
+
+export interface KubeVolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+}
+
+/**
+ * What a container needs besides its configuration file: environment variables read from
+ * Secrets, and ConfigMaps and Secrets mounted as files. Each is added once.
+ */
+export class PodExtras {
+  readonly env: EnvVar[] = [];
+  readonly volumes: KubeVolume[] = [];
+  readonly mounts: KubeVolumeMount[] = [];
+  private readonly envNames = new Set<string>();
+  private readonly volumeNames = new Set<string>();
+
+  /** Sets `envName` from a Secret key; returns the variable's name for the config to name. */
+  secretEnv(envName: string, ref: { name: string; key: string }): string {
+    const name = envName.toUpperCase().replace(/[^A-Z0-9_]/g, "_");
+    if (!this.envNames.has(name)) {
+      this.envNames.add(name);
+      this.env.push(secretEnv(name, ref));
+    }
+    return name;
+  }
+
+  private mount(volume: KubeVolume, mountPath: string): void {
+    if (this.volumeNames.has(volume.name)) return;
+    this.volumeNames.add(volume.name);
+    this.volumes.push(volume);
+    this.mounts.push({ name: volume.name, mountPath, readOnly: true });
+  }
+
+  /** Mounts a ConfigMap; returns the path of `key` in it. */
+  configMapFile(configMap: string, key: string): string {
+    const dir = `${CONFIGMAP_DIR}/${configMap}`;
+    this.mount({ name: dnsLabel(`cm-${configMap}`), configMap: { name: configMap } }, dir);
+    return `${dir}/${key}`;
+  }
+
+  /** Mounts a Secret; returns the path of `key` in it. */
+  secretFile(secret: string, key: string): string {
+    const dir = `${SECRET_DIR}/${secret}`;
+    this.mount({ name: dnsLabel(`secret-${secret}`), secret: { secretName: secret } }, dir);
+    return `${dir}/${key}`;
+  }
+}
+
+/** Where a resource's references are looked up: its namespace in the synthesis set. */
+export interface Lookup {
+  set: ResourceSet;
+  namespace: string;
+}
+
+function caBundlePath(extras: PodExtras, ca: T.CABundleSource | undefined): string | undefined {
+  const ref = ca?.configMapRef;
+  if (ref === undefined) return undefined;
+  return extras.configMapFile(ref.name, ref.key ?? "ca.crt");
+}
+
+/** The inbound OIDC settings of a workload, from `oidcConfigRef` or the deprecated `oidcConfig`. */
+export function resolveOidc(
+  spec: { oidcConfig?: T.OIDCConfigRef; oidcConfigRef?: T.MCPOIDCConfigReference },
+  lookup: Lookup,
+  extras: PodExtras,
+  resourceUrl: string,
+): Record<string, unknown> | undefined {
+  const ref = spec.oidcConfigRef;
+  if (ref !== undefined) {
+    const shared = lookup.set.get("MCPOIDCConfig", lookup.namespace, ref.name);
+    if (shared === undefined) return undefined;
+    const scopes = ref.scopes ?? ["openid"];
+    if (shared.spec.type === "kubernetesServiceAccount") {
+      const k = shared.spec.kubernetesServiceAccount ?? {};
+      return kubernetesOidc({ ...k, audience: ref.audience }, lookup, scopes, resourceUrl);
+    }
+    const i = shared.spec.inline;
+    if (i === undefined) return undefined;
+    return inlineOidc({ ...i, audience: ref.audience, scopes }, extras, resourceUrl);
+  }
+  const legacy = spec.oidcConfig;
+  if (legacy === undefined) return undefined;
+  const url = legacy.resourceUrl ?? resourceUrl;
+  switch (legacy.type ?? "kubernetes") {
+    case "kubernetes":
+      return kubernetesOidc(legacy.kubernetes ?? {}, lookup, ["openid"], url);
+    case "configMap": {
+      const cm = legacy.configMap;
+      if (cm === undefined) return undefined;
+      return {
+        type: "configMap",
+        configPath: extras.configMapFile(cm.name, cm.key ?? "oidc.json"),
+        caBundlePath: caBundlePath(extras, cm.caBundleRef),
+        resourceUrl: url,
+      };
+    }
+    case "inline":
+      return legacy.inline === undefined ? undefined : inlineOidc(legacy.inline, extras, url);
+  }
+}
+
+function kubernetesOidc(
+  k: T.KubernetesOIDCConfig,
+  lookup: Lookup,
+  scopes: string[],
+  resourceUrl: string,
+): Record<string, unknown> {
+  return {
+    type: "kubernetes",
+    issuer: k.issuer ?? "https://kubernetes.default.svc",
+    audience: k.audience ?? "toolhive",
+    jwksUrl: k.jwksUrl,
+    introspectionUrl: k.introspectionUrl,
+    serviceAccount: k.serviceAccount,
+    namespace: k.namespace ?? lookup.namespace,
+    useClusterAuth: k.useClusterAuth ?? true,
+    scopes,
+    resourceUrl,
+  };
+}
+
+function inlineOidc(
+  i: T.InlineOIDCConfig,
+  extras: PodExtras,
+  resourceUrl: string,
+): Record<string, unknown> {
+  return {
+    type: "inline",
+    issuer: i.issuer,
+    audience: i.audience,
+    jwksUrl: i.jwksUrl,
+    introspectionUrl: i.introspectionUrl,
+    clientId: i.clientId,
+    clientSecretEnv:
+      i.clientSecretRef === undefined
+        ? undefined
+        : extras.secretEnv("TOOLHIVE_OIDC_CLIENT_SECRET", i.clientSecretRef),
+    caBundlePath: caBundlePath(extras, i.caBundleRef),
+    jwksAuthTokenPath: i.jwksAuthTokenPath,
+    jwksAllowPrivateIP: i.jwksAllowPrivateIP ?? false,
+    protectedResourceAllowPrivateIP: i.protectedResourceAllowPrivateIP ?? false,
+    insecureAllowHTTP: i.insecureAllowHTTP ?? false,
+    scopes: i.scopes ?? ["openid"],
+    resourceUrl,
+  };
+}
+
+/** Cedar policies: inline ones in the config, a ConfigMap's as a mounted file. */
+export function resolveAuthz(
+  authz: T.AuthzConfigRef | undefined,
+  extras: PodExtras,
+): { authz_config?: unknown; authz_config_path?: string } {
+  if (authz === undefined) return {};
+  if ((authz.type ?? "configMap") === "inline") {
+    if (authz.inline === undefined) return {};
+    return {
+      authz_config: {
+        version: "1.0",
+        type: "cedarv1",
+        cedar: { policies: authz.inline.policies, entitiesJson: authz.inline.entitiesJson ?? "[]" },
+      },
+    };
+  }
+  if (authz.configMap === undefined) return {};
+  return {
+    authz_config_path: extras.configMapFile(
+      authz.configMap.name,
+      authz.configMap.key ?? "authz.json",
+    ),
+  };
+}
+
+/** The audit section: present only when auditing is enabled. */
+export function resolveAudit(
+  audit: T.AuditConfig | undefined,
+  component: string,
+): T.EmbeddedAuditConfig | undefined {
+  if (audit?.enabled !== true) return undefined;
+  return { enabled: true, component, maxDataSize: 1024 };
+}
+
+function headerMap(headers: string[] | undefined): Record<string, string> | undefined {
+  if (headers === undefined || headers.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const h of headers) {
+    const eq = h.indexOf("=");
+    if (eq > 0) out[h.slice(0, eq)] = h.slice(eq + 1);
+  }
+  return out;
+}
+
+/**
+ * The telemetry section, from an MCPTelemetryConfig reference (sensitive headers become
+ * environment variables, the CA bundle a mounted file) or the deprecated inline form.
+ */
+export function resolveTelemetry(
+  spec: { telemetry?: T.TelemetryConfig; telemetryConfigRef?: T.MCPTelemetryConfigReference },
+  name: string,
+  lookup: Lookup,
+  extras: PodExtras,
+): Record<string, unknown> | undefined {
+  const ref = spec.telemetryConfigRef;
+  if (ref !== undefined) {
+    const shared = lookup.set.get("MCPTelemetryConfig", lookup.namespace, ref.name);
+    if (shared === undefined) return undefined;
+    const ot = shared.spec?.openTelemetry ?? {};
+    const on = ot.enabled === true;
+    const sensitive: Record<string, string> = {};
+    for (const h of ot.sensitiveHeaders ?? []) {
+      sensitive[h.name] = extras.secretEnv(`TOOLHIVE_OTEL_HEADER_${h.name}`, h.secretKeyRef);
+    }
+    return {
+      endpoint: on ? ot.endpoint : undefined,
+      serviceName: ref.serviceName,
+      tracingEnabled: on && ot.tracing?.enabled === true,
+      metricsEnabled: on && ot.metrics?.enabled === true,
+      samplingRate: ot.tracing?.samplingRate ?? "0.05",
+      headers: ot.headers,
+      sensitiveHeaderEnv: Object.keys(sensitive).length > 0 ? sensitive : undefined,
+      insecure: ot.insecure ?? false,
+      enablePrometheusMetricsPath: shared.spec?.prometheus?.enabled === true,
+      customAttributes: ot.resourceAttributes,
+      useLegacyAttributes: ot.useLegacyAttributes ?? true,
+      caCertPath: caBundlePath(extras, ot.caBundleRef),
+    };
+  }
+  const inline = spec.telemetry;
+  if (inline === undefined) return undefined;
+  const ot = inline.openTelemetry ?? {};
+  const on = ot.enabled === true;
+  return {
+    endpoint: on ? ot.endpoint : undefined,
+    serviceName: ot.serviceName ?? name,
+    tracingEnabled: on && ot.tracing?.enabled === true,
+    metricsEnabled: on && ot.metrics?.enabled === true,
+    samplingRate: ot.tracing?.samplingRate ?? "0.05",
+    headers: headerMap(ot.headers),
+    insecure: ot.insecure ?? false,
+    enablePrometheusMetricsPath: inline.prometheus?.enabled === true,
+    useLegacyAttributes: ot.useLegacyAttributes ?? true,
+  };
+}
+
+/** Filter and overrides of a referenced MCPToolConfig. */
+export function resolveToolConfig(
+  ref: T.ToolConfigRef | undefined,
+  lookup: Lookup,
+): { tools_filter?: string[]; tools_override?: unknown } {
+  if (ref === undefined) return {};
+  const tc = lookup.set.get("MCPToolConfig", lookup.namespace, ref.name);
+  if (tc === undefined) return {};
+  return { tools_filter: tc.spec?.toolsFilter, tools_override: tc.spec?.toolsOverride };
+}
+
+/** Outgoing authentication from an MCPExternalAuthConfig, secrets as environment variables. */
+export function externalAuthSection(
+  config: Resource<"MCPExternalAuthConfig">,
+  extras: PodExtras,
+): Record<string, unknown> {
+  const s = config.spec;
+  const out: Record<string, unknown> = { name: config.metadata.name, type: s.type };
+  switch (s.type) {
+    case "tokenExchange": {
+      const te = s.tokenExchange;
+      if (te === undefined) break;
+      const { clientSecretRef, ...rest } = te;
+      out.tokenExchange = {
+        ...rest,
+        clientSecretEnv:
+          clientSecretRef === undefined
+            ? undefined
+            : extras.secretEnv("TOOLHIVE_TOKEN_EXCHANGE_CLIENT_SECRET", clientSecretRef),
+      };
+      break;
+    }
+    case "headerInjection":
+      if (s.headerInjection === undefined) break;
+      out.headerInjection = {
+        headerName: s.headerInjection.headerName,
+        valueEnv: extras.secretEnv(
+          "TOOLHIVE_HEADER_INJECTION_VALUE",
+          s.headerInjection.valueSecretRef,
+        ),
+      };
+      break;
+    case "bearerToken":
+      if (s.bearerToken === undefined) break;
+      out.bearerToken = {
+        tokenEnv: extras.secretEnv("TOOLHIVE_BEARER_TOKEN", s.bearerToken.tokenSecretRef),
+      };
+      break;
+    case "awsSts":
+      out.awsSts = s.awsSts;
+      break;
+    case "upstreamInject":
+      out.upstreamInject = s.upstreamInject;
+      break;
+    case "embeddedAuthServer":
+      if (s.embeddedAuthServer !== undefined)
+        out.embeddedAuthServer = embeddedAuthServer(s.embeddedAuthServer, extras);
+      break;
+    case "unauthenticated":
+      break;
+  }
+  return out;
+}
+
+function tlsSection(tls: T.RedisTLSConfig | undefined, extras: PodExtras): unknown {
+  if (tls === undefined) return undefined;
+  return {
+    insecureSkipVerify: tls.insecureSkipVerify ?? false,
+    caCertPath:
+      tls.caCertSecretRef === undefined
+        ? undefined
+        : extras.secretFile(tls.caCertSecretRef.name, tls.caCertSecretRef.key),
+  };
+}
+
+function upstreamSection(p: T.UpstreamProviderConfig, extras: PodExtras): unknown {
+  const secretOf = (ref: T.SecretKeyRef | undefined): string | undefined =>
+    ref === undefined
+      ? undefined
+      : extras.secretEnv(`TOOLHIVE_UPSTREAM_${p.name}_CLIENT_SECRET`, ref);
+  if (p.oidcConfig !== undefined) {
+    const { clientSecretRef, ...rest } = p.oidcConfig;
+    return { ...p, oidcConfig: { ...rest, clientSecretEnv: secretOf(clientSecretRef) } };
+  }
+  if (p.oauth2Config !== undefined) {
+    const { clientSecretRef, ...rest } = p.oauth2Config;
+    return { ...p, oauth2Config: { ...rest, clientSecretEnv: secretOf(clientSecretRef) } };
+  }
+  return p;
+}
+
+/** The embedded authorization server: keys and HMAC secrets as mounted files. */
+export function embeddedAuthServer(
+  e: T.EmbeddedAuthServerConfig,
+  extras: PodExtras,
+): Record<string, unknown> {
+  const redis = e.storage?.redis;
+  return {
+    issuer: e.issuer,
+    authorizationEndpointBaseUrl: e.authorizationEndpointBaseUrl,
+    signingKeyPaths: (e.signingKeySecretRefs ?? []).map((r) => extras.secretFile(r.name, r.key)),
+    hmacSecretPaths: (e.hmacSecretRefs ?? []).map((r) => extras.secretFile(r.name, r.key)),
+    tokenLifespans: {
+      accessTokenLifespan: e.tokenLifespans?.accessTokenLifespan ?? "1h",
+      refreshTokenLifespan: e.tokenLifespans?.refreshTokenLifespan ?? "168h",
+      authCodeLifespan: e.tokenLifespans?.authCodeLifespan ?? "10m",
+    },
+    upstreamProviders: e.upstreamProviders.map((p) => upstreamSection(p, extras)),
+    storage:
+      redis === undefined
+        ? { type: e.storage?.type ?? "memory" }
+        : {
+            type: "redis",
+            redis: {
+              sentinelConfig: redis.sentinelConfig,
+              usernameEnv: extras.secretEnv(
+                "TOOLHIVE_AUTH_REDIS_USERNAME",
+                redis.aclUserConfig.usernameSecretRef,
+              ),
+              passwordEnv: extras.secretEnv(
+                "TOOLHIVE_AUTH_REDIS_PASSWORD",
+                redis.aclUserConfig.passwordSecretRef,
+              ),
+              dialTimeout: redis.dialTimeout ?? "5s",
+              readTimeout: redis.readTimeout ?? "3s",
+              writeTimeout: redis.writeTimeout ?? "3s",
+              tls: tlsSection(redis.tls, extras),
+              sentinelTls: tlsSection(redis.sentinelTls, extras),
+            },
+          },
+  };
+}
+
+/** The external auth and embedded authorization server sections of a workload. */
+export function resolveAuth(
+  spec: { externalAuthConfigRef?: T.ExternalAuthConfigRef; authServerRef?: T.AuthServerRef },
+  lookup: Lookup,
+  extras: PodExtras,
+): { external_auth_config?: unknown; embedded_auth_server_config?: unknown } {
+  const out: { external_auth_config?: unknown; embedded_auth_server_config?: unknown } = {};
+  const ext = lookup.set.get(
+    "MCPExternalAuthConfig",
+    lookup.namespace,
+    spec.externalAuthConfigRef?.name,
+  );
+  if (ext !== undefined) out.external_auth_config = externalAuthSection(ext, extras);
+  const server = lookup.set.get(
+    "MCPExternalAuthConfig",
+    lookup.namespace,
+    spec.authServerRef?.name,
+  );
+  if (server?.spec.embeddedAuthServer !== undefined)
+    out.embedded_auth_server_config = embeddedAuthServer(server.spec.embeddedAuthServer, extras);
+  return out;
+}
+
+/** Headers added toward the remote server; values from Secrets become environment variables. */
+export function resolveHeaderForward(
+  hf: T.HeaderForwardConfig | undefined,
+  extras: PodExtras,
+): unknown {
+  if (hf === undefined) return undefined;
+  return {
+    addPlaintextHeaders: hf.addPlaintextHeaders,
+    addHeadersFromSecret: hf.addHeadersFromSecret?.map((h) => ({
+      headerName: h.headerName,
+      valueEnv: extras.secretEnv(`TOOLHIVE_HEADER_${h.headerName}`, h.valueSecretRef),
+    })),
+  };
+}
+
+/** Session storage; the Redis password is an environment variable from its Secret. */
+export function resolveSessionStorage(
+  s: T.SessionStorageConfig | undefined,
+  extras: PodExtras,
+): unknown {
+  if (s === undefined) return undefined;
+  return {
+    provider: s.provider,
+    address: s.address,
+    db: s.db ?? 0,
+    keyPrefix: s.keyPrefix,
+    passwordEnv:
+      s.passwordRef === undefined
+        ? undefined
+        : extras.secretEnv("TOOLHIVE_SESSION_REDIS_PASSWORD", s.passwordRef),
+  };
+}
