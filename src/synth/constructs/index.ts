@@ -1,5 +1,6 @@
 import type { RendererTable } from "../context.js";
 import { renderEmbeddingServer } from "./embeddingserver.js";
+import { renderMCPRegistry } from "./mcpregistry.js";
 import { renderMCPRemoteProxy } from "./mcpremoteproxy.js";
 import { renderMCPServer } from "./mcpserver.js";
 import { renderVirtualMCPServer } from "./virtualmcpserver.js";
@@ -14,4 +15,5 @@ export const RENDERERS: RendererTable = {
   MCPServer: renderMCPServer,
   MCPRemoteProxy: renderMCPRemoteProxy,
   VirtualMCPServer: renderVirtualMCPServer,
+  MCPRegistry: renderMCPRegistry,
 };

@@ -1,0 +1,372 @@
+import { ApiObject } from "cdk8s";
+import type { Construct } from "constructs";
+import { stringify } from "yaml";
+import type * as T from "../../../generated/types.js";
+import { API_GROUP } from "../../schema/kinds.js";
+import type { KindRenderer } from "../context.js";
+import { contentHash } from "../hash.js";
+import { selectorLabels, workloadLabels } from "../labels.js";
+import type { KubeObject, Resource } from "../model.js";
+import { dnsLabel, dnsSubdomain } from "../names.js";
+import {
+  type Container,
+  type EnvVar,
+  httpProbes,
+  mergePodTemplate,
+  type PodSpec,
+  type PodTemplate,
+} from "../pod.js";
+import { CONFIG_CHECKSUM_ANNOTATION } from "./virtualmcpserver.js";
+
+export const REGISTRY_CONTAINER = "registry-api";
+export const REGISTRY_PORT = 8080;
+/** Directory of the mounted config.yaml. */
+export const REGISTRY_CONFIG_DIR = "/config";
+/** Directory of the files the legacy typed fields refer to (sources, passwords, CA certificates). */
+export const REGISTRY_FILES_DIR = "/etc/registry";
+/** Where the pgpass file is copied (mode 0600) for `pgpassSecretRef`. */
+export const PGPASS_DIR = "/pgpass";
+/** Image of the init container that copies the pgpass file; only `sh`, `cp` and `chmod` are used. */
+export const PGPASS_INIT_IMAGE = "busybox:1.37";
+/** The user the registry pod runs as, so the copied pgpass file belongs to the server. */
+export const REGISTRY_UID = 65532;
+const APP = "mcpregistry";
+
+export const registryConfigMapName = (name: string): string =>
+  dnsSubdomain(`${name}-registry-server-config`);
+export const registryApiName = (name: string): string => dnsLabel(`${name}-api`);
+export const registryRbacName = (name: string): string => dnsSubdomain(`${name}-registry-api`);
+
+/** In-cluster URL of a registry's API (status `url`, and the default OAuth resource URL). */
+export function registryUrl(name: string, namespace: string): string {
+  return `http://${registryApiName(name)}.${namespace}.svc.cluster.local:${REGISTRY_PORT}`;
+}
+
+/** A Secret or ConfigMap key projected into the legacy files directory at a relative path. */
+export interface RegistryFile {
+  from: "secret" | "configMap";
+  name: string;
+  key: string;
+  path: string;
+}
+
+/** The config file of a legacy (typed fields) MCPRegistry, and the files it refers to. */
+export interface LegacyRegistryConfig {
+  config: T.EmbeddedRegistryServerConfig;
+  files: RegistryFile[];
+}
+
+function compact<V extends object>(value: V): V {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as V;
+}
+
+function legacySource(
+  s: T.MCPRegistrySourceConfig,
+  fileRef: (f: Omit<RegistryFile, "path">, path: string) => string,
+): T.Source {
+  const synced = s.managed === undefined && s.kubernetes === undefined;
+  const out: T.Source = compact({
+    name: s.name,
+    format: s.format ?? "toolhive",
+    claims: s.claims,
+    syncPolicy: synced ? s.syncPolicy : undefined,
+    filter: synced ? s.filter : undefined,
+  });
+  if (s.configMapRef !== undefined) {
+    const key = s.configMapRef.key;
+    const path = fileRef(
+      { from: "configMap", name: s.configMapRef.name ?? "", key },
+      `sources/${s.name}/${key}`,
+    );
+    out.file = { path };
+  } else if (s.git !== undefined) {
+    const { auth, ...git } = s.git;
+    out.git = { ...git };
+    if (auth !== undefined) {
+      const passwordFile = fileRef(
+        { from: "secret", name: auth.passwordSecretRef.name, key: auth.passwordSecretRef.key },
+        `git/${s.name}/password`,
+      );
+      out.git.auth = { username: auth.username, passwordFile };
+    }
+  } else if (s.api !== undefined) out.api = s.api;
+  else if (s.url !== undefined) out.url = s.url;
+  else if (s.managed !== undefined) out.managed = {};
+  else if (s.kubernetes !== undefined) out.kubernetes = s.kubernetes;
+  return out;
+}
+
+/**
+ * Renders the deprecated typed fields (sources, registries, databaseConfig, authConfig,
+ * telemetryConfig) into the registry server's config file. Secret and ConfigMap references
+ * become files under /etc/registry, listed in `files`; no secret value is copied.
+ */
+export function legacyRegistryConfig(resource: Resource<"MCPRegistry">): LegacyRegistryConfig {
+  const spec = resource.spec;
+  const files: RegistryFile[] = [];
+  const fileRef = (f: Omit<RegistryFile, "path">, path: string): string => {
+    files.push({ ...f, path });
+    return `${REGISTRY_FILES_DIR}/${path}`;
+  };
+  const sources = (spec.sources ?? []).map((s) => legacySource(s, fileRef));
+  const registries: T.Registry[] =
+    spec.registries !== undefined && spec.registries.length > 0
+      ? spec.registries
+      : [{ name: "default", sources: sources.map((s) => s.name) }];
+  const config: T.EmbeddedRegistryServerConfig = { sources, registries };
+
+  const a = spec.authConfig;
+  const mode = a?.mode ?? "anonymous";
+  const auth: T.AuthConfig = compact({ mode, publicPaths: a?.publicPaths, authz: a?.authz });
+  if (a?.oauth !== undefined) {
+    const o = a.oauth;
+    auth.oauth = compact({
+      resourceUrl:
+        o.resourceUrl ?? registryUrl(resource.metadata.name, resource.metadata.namespace),
+      realm: o.realm,
+      scopesSupported: o.scopesSupported,
+      providers: o.providers.map((p, i) =>
+        compact({
+          name: p.name,
+          issuerUrl: p.issuerUrl,
+          audience: p.audience,
+          jwksUrl: p.jwksUrl,
+          introspectionUrl: p.introspectionUrl,
+          clientId: p.clientId,
+          clientSecretFile: p.clientSecretRef
+            ? fileRef(
+                { from: "secret", name: p.clientSecretRef.name, key: p.clientSecretRef.key },
+                `oauth/${i}/client-secret`,
+              )
+            : undefined,
+          caCertPath: p.caCertRef
+            ? fileRef(
+                { from: "configMap", name: p.caCertRef.name ?? "", key: p.caCertRef.key },
+                `oauth/${i}/ca.crt`,
+              )
+            : p.caCertPath,
+          authTokenFile: p.authTokenRef
+            ? fileRef(
+                { from: "secret", name: p.authTokenRef.name, key: p.authTokenRef.key },
+                `oauth/${i}/token`,
+              )
+            : p.authTokenFile,
+          allowPrivateIP: p.allowPrivateIP,
+        }),
+      ),
+    });
+  }
+  config.auth = auth;
+
+  const d = spec.databaseConfig;
+  if (d !== undefined) {
+    const {
+      dbAppUserPasswordSecretRef: app,
+      dbMigrationUserPasswordSecretRef: migrator,
+      ...connection
+    } = d;
+    const database: T.DatabaseConfig = { ...connection };
+    if (d.dynamicAuth === undefined) {
+      database.passwordFile = fileRef(
+        { from: "secret", name: app.name, key: app.key },
+        "database/app-password",
+      );
+      database.migrationPasswordFile = fileRef(
+        { from: "secret", name: migrator.name, key: migrator.key },
+        "database/migration-password",
+      );
+    }
+    config.database = database;
+  }
+  if (spec.telemetryConfig !== undefined) config.telemetry = spec.telemetryConfig;
+  return { config, files };
+}
+
+/** True when the resource uses the deprecated typed fields rather than configYAML. */
+export function isLegacyRegistry(resource: Resource<"MCPRegistry">): boolean {
+  return resource.spec.configYAML === undefined;
+}
+
+/** The config.yaml text of an MCPRegistry: configYAML verbatim, or rendered from the typed fields. */
+export function registryConfigYaml(resource: Resource<"MCPRegistry">): string {
+  if (resource.spec.configYAML !== undefined) return resource.spec.configYAML;
+  return stringify(legacyRegistryConfig(resource).config, {
+    lineWidth: 0,
+    aliasDuplicateObjects: false,
+  });
+}
+
+function emit(scope: Construct, owner: string, obj: KubeObject): void {
+  new ApiObject(scope, `mcpregistry--${owner}--${obj.kind}--${obj.metadata.name}`, obj);
+}
+
+const READ = ["get", "list", "watch"];
+
+/**
+ * Renders an MCPRegistry: ConfigMap `<n>-registry-server-config` (config.yaml), Deployment and
+ * Service `<n>-api` (container `registry-api`), ServiceAccount, Role and RoleBinding
+ * `<n>-registry-api`; with `pgpassSecretRef`, an init container that copies the pgpass file.
+ */
+export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, context) => {
+  const spec = resource.spec;
+  const name = resource.metadata.name;
+  const namespace = resource.metadata.namespace;
+  const labels = workloadLabels(APP, name);
+  const selector = selectorLabels(APP, name);
+  const configYaml = registryConfigYaml(resource);
+  const legacy = isLegacyRegistry(resource) ? legacyRegistryConfig(resource) : undefined;
+  const configMapName = registryConfigMapName(name);
+  const rbacName = registryRbacName(name);
+
+  emit(scope, name, {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: configMapName, labels },
+    data: { "config.yaml": configYaml },
+  });
+  emit(scope, name, {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: rbacName, labels },
+  });
+  emit(scope, name, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name: rbacName, labels },
+    rules: [
+      {
+        apiGroups: [API_GROUP],
+        resources: ["mcpservers", "mcpremoteproxies", "virtualmcpservers", "mcpserverentries"],
+        verbs: READ,
+      },
+      { apiGroups: [""], resources: ["services"], verbs: READ },
+      {
+        apiGroups: ["coordination.k8s.io"],
+        resources: ["leases"],
+        verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
+      },
+      { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+      { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+    ],
+  });
+  emit(scope, name, {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: rbacName, labels },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: rbacName },
+    subjects: [{ kind: "ServiceAccount", name: rbacName, namespace }],
+  });
+
+  const env: EnvVar[] = [
+    { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+  ];
+  const volumes: Record<string, unknown>[] = [
+    { name: "registry-config", configMap: { name: configMapName } },
+  ];
+  const mounts: { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[] = [
+    { name: "registry-config", mountPath: REGISTRY_CONFIG_DIR, readOnly: true },
+  ];
+  const initContainers: Container[] = [];
+  if (legacy !== undefined && legacy.files.length > 0) {
+    volumes.push({
+      name: "registry-files",
+      projected: {
+        sources: legacy.files.map((f) =>
+          f.from === "secret"
+            ? { secret: { name: f.name, items: [{ key: f.key, path: f.path }] } }
+            : { configMap: { name: f.name, items: [{ key: f.key, path: f.path }] } },
+        ),
+      },
+    });
+    mounts.push({ name: "registry-files", mountPath: REGISTRY_FILES_DIR, readOnly: true });
+  }
+  if (legacy === undefined) {
+    for (const v of spec.volumes ?? []) volumes.push({ ...v });
+    for (const m of spec.volumeMounts ?? []) mounts.push({ ...m });
+  }
+  if (legacy === undefined && spec.pgpassSecretRef !== undefined) {
+    const ref = spec.pgpassSecretRef;
+    volumes.push(
+      {
+        name: "pgpass-secret",
+        secret: { secretName: ref.name, items: [{ key: ref.key, path: "pgpass" }] },
+      },
+      { name: "pgpass", emptyDir: { medium: "Memory" } },
+    );
+    mounts.push({ name: "pgpass", mountPath: PGPASS_DIR });
+    env.push({ name: "PGPASSFILE", value: `${PGPASS_DIR}/.pgpass` });
+    initContainers.push({
+      name: "pgpass",
+      image: PGPASS_INIT_IMAGE,
+      command: [
+        "sh",
+        "-c",
+        `cp /pgpass-secret/pgpass ${PGPASS_DIR}/.pgpass && chmod 0600 ${PGPASS_DIR}/.pgpass`,
+      ],
+      volumeMounts: [
+        { name: "pgpass-secret", mountPath: "/pgpass-secret", readOnly: true },
+        { name: "pgpass", mountPath: PGPASS_DIR },
+      ],
+      securityContext: {
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ["ALL"] },
+      },
+    });
+  }
+
+  const container: Container = {
+    name: REGISTRY_CONTAINER,
+    image: context.options.registryImage,
+    args: ["serve", `--config=${REGISTRY_CONFIG_DIR}/config.yaml`],
+    ports: [{ name: "http", containerPort: REGISTRY_PORT, protocol: "TCP" }],
+    env,
+    volumeMounts: mounts,
+    ...httpProbes("/health", "/readiness"),
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"] },
+    },
+  };
+  const base: PodTemplate = {
+    metadata: { labels, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: contentHash(configYaml) } },
+    spec: {
+      serviceAccountName: rbacName,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: REGISTRY_UID,
+        runAsGroup: REGISTRY_UID,
+        fsGroup: REGISTRY_UID,
+      },
+      ...(initContainers.length > 0 ? { initContainers } : {}),
+      containers: [container],
+      volumes: volumes as unknown as PodSpec["volumes"],
+    },
+  };
+  const deploymentAnnotations =
+    spec.displayName !== undefined ? { "mcpfleet.dev/display-name": spec.displayName } : undefined;
+  emit(scope, name, {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: {
+      name: registryApiName(name),
+      labels,
+      ...(deploymentAnnotations !== undefined ? { annotations: deploymentAnnotations } : {}),
+    },
+    spec: {
+      selector: { matchLabels: selector },
+      template: mergePodTemplate(base, spec.podTemplateSpec, REGISTRY_CONTAINER),
+    },
+  });
+  emit(scope, name, {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: registryApiName(name), labels },
+    spec: {
+      type: "ClusterIP",
+      selector,
+      ports: [{ name: "http", port: REGISTRY_PORT, targetPort: "http", protocol: "TCP" }],
+    },
+  });
+};
