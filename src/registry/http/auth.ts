@@ -1,0 +1,60 @@
+// The seam where authentication and authorization plug in. The server asks an Authorizer who
+// the caller is (once per request, in an onRequest hook) and whether the caller may do each
+// operation. Anonymous mode uses AllowAllAuthorizer; the OAuth and claims implementation
+// replaces it without touching the routes.
+import type { FastifyRequest } from "fastify";
+import type { Claims } from "../config/types.js";
+
+export interface Principal {
+  anonymous: boolean;
+  subject?: string;
+  /** The caller's token claims (empty when anonymous). */
+  claims: Record<string, unknown>;
+}
+
+export type Action =
+  | { kind: "readRegistry"; registry: string; claims?: Claims }
+  | { kind: "manageEntries"; registry: string; entryClaims?: Claims }
+  | { kind: "manageSources"; claims?: Claims }
+  | { kind: "manageRegistries"; claims?: Claims };
+
+export interface Authorizer {
+  /** Identifies the caller; throws an ERR_UNAUTHORIZED McpfleetError when it cannot. */
+  authenticate(req: FastifyRequest): Promise<Principal>;
+  /** Throws ERR_FORBIDDEN (or ERR_*_NOT_FOUND to hide existence) when not permitted. */
+  authorize(principal: Principal, action: Action): void;
+  /** Whether an entry with these claims is visible to the caller. */
+  entryVisible(principal: Principal, entryClaims: Claims | undefined): boolean;
+  /**
+   * Partition key for cached consumer responses: callers with the same key see the same
+   * entries. "" means one shared, public partition.
+   */
+  cacheScope(principal: Principal): string;
+  /** Paths reachable without authentication (exact paths or prefixes ending in `*`). */
+  publicPaths(): string[];
+}
+
+export const ANONYMOUS: Principal = { anonymous: true, claims: {} };
+
+/** Anonymous mode: no authentication, every check passes, every entry is visible. */
+export class AllowAllAuthorizer implements Authorizer {
+  authenticate(): Promise<Principal> {
+    return Promise.resolve(ANONYMOUS);
+  }
+  authorize(): void {}
+  entryVisible(): boolean {
+    return true;
+  }
+  cacheScope(): string {
+    return "";
+  }
+  publicPaths(): string[] {
+    return ["*"];
+  }
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}

@@ -1,0 +1,57 @@
+// RFC 9457 problem details built from the error catalogue: every error answer of the registry
+// server is `application/problem+json` with type, title, status, detail and our stable code.
+import type { FastifyReply } from "fastify";
+import { ERROR_CODES, McpfleetError, type ErrorCode } from "../../errors.js";
+
+export const PROBLEM_TYPE_BASE = "https://mcpfleet.dev/problems/";
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  instance?: string;
+}
+
+export function problemOf(code: ErrorCode, detail: string, instance?: string): Problem {
+  const entry = ERROR_CODES[code];
+  const p: Problem = {
+    type: `${PROBLEM_TYPE_BASE}${code.toLowerCase().replace(/^err_/, "").replace(/_/g, "-")}`,
+    title: entry.title,
+    status: entry.status,
+    detail,
+    code,
+  };
+  if (instance !== undefined) p.instance = instance;
+  return p;
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply
+    .code(problem.status)
+    .header("content-type", "application/problem+json; charset=utf-8")
+    .header("cache-control", "no-store")
+    .send(JSON.stringify(problem));
+}
+
+export function fail(code: ErrorCode, detail: string): never {
+  throw new McpfleetError(code, detail);
+}
+
+/** JSON Schema of a problem body (for the OpenAPI document). */
+export const PROBLEM_SCHEMA = {
+  $id: "Problem",
+  type: "object",
+  description: "RFC 9457 problem details with the server's stable error code.",
+  required: ["type", "title", "status", "detail", "code"],
+  properties: {
+    type: { type: "string", format: "uri" },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string" },
+    code: { type: "string", enum: Object.keys(ERROR_CODES) },
+    instance: { type: "string" },
+  },
+  additionalProperties: true,
+} as const;

@@ -1,0 +1,95 @@
+// Answers of the consumer API, cached per registry and query and invalidated by the store's
+// generation (bumped by every write, here or on another replica; see Store.refreshGeneration).
+// A cached answer carries its bytes and a strong ETag, so a hot read is a map lookup.
+import { createHash } from "node:crypto";
+import type { Store, RegistryRecord, StoredEntry } from "../store/store.js";
+import { OFFICIAL_META } from "../formats/model.js";
+
+export interface CachedBody {
+  body: Buffer;
+  etag: string;
+  status: number;
+}
+
+const MAX_CACHED = 2000;
+
+export class ViewCache {
+  private generation = -1;
+  private registries = new Map<string, RegistryRecord | null>();
+  private bodies = new Map<string, CachedBody>();
+
+  constructor(private readonly store: Store) {}
+
+  private sync(): void {
+    if (this.store.generation !== this.generation) {
+      this.generation = this.store.generation;
+      this.registries.clear();
+      this.bodies.clear();
+    }
+  }
+
+  async registry(name: string): Promise<RegistryRecord | undefined> {
+    this.sync();
+    const hit = this.registries.get(name);
+    if (hit !== undefined) return hit ?? undefined;
+    const gen = this.generation;
+    const r = await this.store.getRegistry(name);
+    if (gen === this.store.generation) this.registries.set(name, r ?? null);
+    return r;
+  }
+
+  get(key: string): CachedBody | undefined {
+    this.sync();
+    return this.bodies.get(key);
+  }
+
+  /** Caches an answer computed at generation `gen` (dropped when the store moved on since). */
+  put(key: string, gen: number, value: CachedBody): void {
+    this.sync();
+    if (gen !== this.generation) return;
+    if (this.bodies.size >= MAX_CACHED) this.bodies.clear();
+    this.bodies.set(key, value);
+  }
+}
+
+export function etagOf(body: Buffer): string {
+  return `"${createHash("sha1").update(body).digest("base64url")}"`;
+}
+
+/** The official registry's item shape. */
+export function itemOf(e: StoredEntry): Record<string, unknown> {
+  return {
+    server: e.server,
+    _meta: {
+      [OFFICIAL_META]: {
+        status: e.status,
+        publishedAt: e.publishedAt,
+        updatedAt: e.updatedAt,
+        isLatest: e.isLatest,
+      },
+    },
+  };
+}
+
+export function encodeCursor(e: { name: string; version: string }): string {
+  return Buffer.from(JSON.stringify([e.name, e.version])).toString("base64url");
+}
+
+/** Decodes a cursor; undefined when it is not one of ours. */
+export function decodeCursor(c: string): { name: string; version: string } | undefined {
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(c)) return undefined;
+    const v: unknown = JSON.parse(Buffer.from(c, "base64url").toString("utf8"));
+    if (
+      Array.isArray(v) &&
+      v.length === 2 &&
+      typeof v[0] === "string" &&
+      typeof v[1] === "string"
+    ) {
+      return { name: v[0], version: v[1] };
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}

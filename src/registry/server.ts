@@ -1,0 +1,150 @@
+// The registry server: config -> store -> sources (scheduler) -> HTTP. Start with
+// RegistryServer.start; close() stops accepting, finishes in-flight requests, stops the syncs
+// and closes the store.
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import { pino, type Logger } from "pino";
+import { McpfleetError } from "../errors.js";
+import { sourceKind, type LoadedConfig } from "./config/types.js";
+import { AllowAllAuthorizer, type Authorizer } from "./http/auth.js";
+import { RegistryMetrics } from "./http/metrics.js";
+import { buildHttpServer } from "./http/server.js";
+import { SyncScheduler } from "./sources/scheduler.js";
+import { DEFAULT_MAX_META_SIZE, openStore } from "./store/open.js";
+import type { Store } from "./store/store.js";
+
+export interface ServeSettings {
+  address?: string;
+  port?: number;
+  /** Largest request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Time limit of one request in milliseconds (default 30 s; 0: none). */
+  requestTimeoutMs?: number;
+  /** How often writes by other replicas are looked for, in milliseconds (default 1000). */
+  generationPollMs?: number;
+  /** Where git sources keep their clones. */
+  cacheDir?: string;
+  log?: Logger;
+  /** Replaces the authorizer chosen from `auth` (the OAuth implementation plugs in here). */
+  authorizer?: Authorizer;
+  env?: NodeJS.ProcessEnv;
+}
+
+function chooseAuthorizer(loaded: LoadedConfig): Authorizer {
+  const mode = loaded.config.auth?.mode ?? "oauth";
+  if (mode === "anonymous") return new AllowAllAuthorizer();
+  throw new McpfleetError(
+    "ERR_REGISTRY_CONFIG",
+    `${loaded.path}: auth.mode oauth is not available in this version of the server; set auth.mode: anonymous (development only) or put an authenticating proxy in front`,
+  );
+}
+
+export class RegistryServer {
+  private poll?: NodeJS.Timeout;
+  private closing?: Promise<void>;
+
+  private constructor(
+    readonly app: FastifyInstance,
+    readonly store: Store,
+    readonly scheduler: SyncScheduler,
+    readonly log: Logger,
+    readonly url: string,
+  ) {}
+
+  static async start(loaded: LoadedConfig, settings: ServeSettings = {}): Promise<RegistryServer> {
+    const log = settings.log ?? pino({ name: "mcpfleet-registry" });
+    for (const w of loaded.warnings) log.warn(w);
+    const authorizer = settings.authorizer ?? chooseAuthorizer(loaded);
+    if (loaded.config.auth?.mode === "anonymous") {
+      log.warn(
+        "auth.mode is anonymous: every caller may read, publish and administer; never expose this server",
+      );
+    }
+    const store = await openStore(loaded.config.database, loaded.baseDir, settings.env);
+    let scheduler: SyncScheduler | undefined;
+    try {
+      const cfg = loaded.config;
+      await store.applyConfigResources(
+        cfg.sources.map((s) => {
+          const { name, ...config } = s;
+          return { name, kind: sourceKind(s), config: config };
+        }),
+        cfg.registries.map((r) => ({
+          name: r.name,
+          sources: r.sources,
+          ...(r.claims !== undefined ? { claims: r.claims } : {}),
+        })),
+      );
+      for (const s of cfg.sources) {
+        if (s.kubernetes !== undefined) {
+          log.warn(
+            { source: s.name },
+            "kubernetes sources are not supported by this version; the source stays empty",
+          );
+        }
+      }
+      const metrics = new RegistryMetrics();
+      scheduler = new SyncScheduler({
+        store,
+        log,
+        ctx: {
+          baseDir: loaded.baseDir,
+          cacheDir: settings.cacheDir ?? join(tmpdir(), "mcpfleet-registry-git"),
+        },
+        observe: (source, outcome, ms) => {
+          metrics.syncs.inc({ source, outcome: outcome.outcome });
+          metrics.syncSeconds.observe({ source, outcome: outcome.outcome }, ms / 1000);
+        },
+      });
+      await scheduler.reconcile();
+      const app = await buildHttpServer({
+        store,
+        scheduler,
+        authorizer,
+        metrics,
+        log,
+        maxMetaSize: cfg.database?.maxMetaSize ?? DEFAULT_MAX_META_SIZE,
+        bodyLimit: settings.bodyLimit ?? 1024 * 1024,
+        requestTimeoutMs: settings.requestTimeoutMs ?? 30_000,
+      });
+      const url = await app.listen({
+        host: settings.address ?? "127.0.0.1",
+        port: settings.port ?? 8080,
+      });
+      const server = new RegistryServer(app, store, scheduler, log, url);
+      let lastGen = store.generation;
+      const sched = scheduler;
+      server.poll = setInterval(() => {
+        store
+          .refreshGeneration()
+          .then(async (g) => {
+            if (g !== lastGen) {
+              lastGen = g;
+              await sched.reconcile();
+            }
+          })
+          .catch((err: unknown) => log.warn({ err }, "store poll failed"));
+      }, settings.generationPollMs ?? 1000);
+      server.poll.unref();
+      log.info({ url, store: store.driver }, "registry server listening");
+      return server;
+    } catch (err) {
+      await scheduler?.stop();
+      await store.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Stops accepting, finishes in-flight requests, stops syncs, closes the store. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.poll !== undefined) clearInterval(this.poll);
+      await this.app.close();
+      await this.scheduler.stop();
+      await this.store.close();
+      this.log.info("registry server stopped");
+    })();
+    return this.closing;
+  }
+}

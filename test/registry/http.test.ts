@@ -1,0 +1,569 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/registry/config/load.js";
+import { RegistryServer } from "../../src/registry/server.js";
+
+const DATA = join(import.meta.dirname, "../../../shared/data");
+const silent = pino({ level: "silent" });
+
+export async function startServer(yaml: string, dir: string): Promise<RegistryServer> {
+  const path = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(path, yaml);
+  const parsed = parseConfig(yaml, path);
+  return RegistryServer.start(
+    { ...parsed, path, baseDir: dir },
+    {
+      port: 0,
+      log: silent,
+      bodyLimit: 64 * 1024,
+      cacheDir: join(dir, "git"),
+      generationPollMs: 100,
+    },
+  );
+}
+
+const CONFIG = `
+sources:
+  - name: catalog
+    format: upstream
+    file: { path: ${join(DATA, "upstream-format/small-registry-wrapper.json")} }
+    syncPolicy: { interval: 1h }
+  - name: toolhive
+    file: { path: ${join(DATA, "toolhive-format/registry.json")} }
+    filter: { tags: { exclude: [deprecated] } }
+  - name: team
+    managed: {}
+registries:
+  - name: default
+    sources: [catalog, team]
+  - name: all
+    sources: [team, catalog, toolhive]
+auth: { mode: anonymous }
+database:
+  embedded: {}
+  maxMetaSize: 1024
+`;
+
+interface Page {
+  servers: { server: Record<string, unknown>; _meta: Record<string, Record<string, unknown>> }[];
+  metadata: { count: number; nextCursor?: string };
+}
+
+describe("registry HTTP API", () => {
+  let dir: string;
+  let server: RegistryServer;
+  let base: string;
+  const get = (path: string, init?: RequestInit) => fetch(`${base}${path}`, init);
+  const json = async <T = Page>(path: string): Promise<T> => {
+    const r = await get(path);
+    expect(r.status, `${path}: ${r.status}`).toBe(200);
+    return (await r.json()) as T;
+  };
+  const publish = (body: unknown, registry = "default") =>
+    get(`/${registry}/v0.1/publish`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const expectProblem = async (r: Response, status: number, code: string) => {
+    expect(r.status).toBe(status);
+    expect(r.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    const p = (await r.json()) as Record<string, unknown>;
+    expect(p).toMatchObject({
+      status,
+      code,
+      title: expect.any(String) as unknown,
+      detail: expect.any(String) as unknown,
+    });
+    return p;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "http-"));
+    server = await startServer(CONFIG, dir);
+    base = server.url;
+    for (let i = 0; i < 100 && (await get("/readiness")).status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers the probes, version and metrics", async () => {
+    expect(await json("/health")).toEqual({ status: "ok" });
+    expect(await json("/readiness")).toEqual({ status: "ready" });
+    expect(await json("/version")).toMatchObject({ name: "mcpfleet-registry", store: "pglite" });
+    await get("/default/v0.1/servers");
+    const m = await (await get("/metrics")).text();
+    expect(m).toMatch(
+      /mcpfleet_registry_http_requests_total\{method="GET",route="\/:registry\/v0.1\/servers",status="200"\} \d+/,
+    );
+    expect(m).toMatch(/mcpfleet_registry_syncs_total\{source="catalog",outcome="updated"\} 1/);
+    expect(m).toMatch(/mcpfleet_registry_source_entries\{source="catalog"\} 12/);
+    expect(m).toMatch(
+      /mcpfleet_registry_sync_duration_seconds_count\{source="toolhive",outcome="updated"\} 1/,
+    );
+  });
+
+  it("lists servers in the official v0.1 shape on both path forms", async () => {
+    const page = await json("/default/v0.1/servers");
+    expect(page.metadata).toEqual({ count: 12 });
+    const first = page.servers[0];
+    expect(first?.server.name).toBe("io.github.stacklok/adb-mysql-mcp-server");
+    expect(first?._meta["io.modelcontextprotocol.registry/official"]).toMatchObject({
+      status: "active",
+      isLatest: true,
+      publishedAt: expect.stringMatching(/Z$/) as unknown,
+    });
+    expect(await json("/registry/default/v0.1/servers")).toEqual(page);
+    const all = await json("/all/v0.1/servers?limit=100");
+    expect(all.servers.length).toBe(100);
+    expect(all.metadata.nextCursor).toBeDefined();
+  });
+
+  it("pages with an opaque cursor that stays stable under concurrent writes", async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const p: Page = await json(`/all/v0.1/servers?limit=40${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...p.servers.map((s) => String(s.server.name)));
+      cursor = p.metadata.nextCursor;
+      if (pages++ === 0) {
+        // A name sorting before the cursor appears between pages: it must not shift the pages.
+        expect(
+          (
+            await publish(
+              { name: "aaa.first/inserted", version: "1.0.0", url: "https://a.example/mcp" },
+              "all",
+            )
+          ).status,
+        ).toBe(201);
+      }
+    } while (cursor !== undefined);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).not.toContain("aaa.first/inserted");
+    expect(seen.length).toBeGreaterThan(90);
+    expect(
+      (await get("/all/v0.1/servers/aaa.first%2Finserted/versions/1.0.0", { method: "DELETE" }))
+        .status,
+    ).toBe(204);
+  });
+
+  it("searches case-insensitively over name, title and description", async () => {
+    const p = await json("/default/v0.1/servers?search=ANALYTICDB");
+    expect(p.servers.map((s) => s.server.title)).toEqual(["adb-mysql-mcp-server"]);
+    expect(
+      (await json("/default/v0.1/servers?search=gitl")).servers.map((s) => s.server.title),
+    ).toEqual(["gitlab"]);
+    expect((await json("/default/v0.1/servers?search=%25")).servers).toEqual([]);
+  });
+
+  it("filters by updated_since and version=latest", async () => {
+    expect(
+      (await json("/default/v0.1/servers?updated_since=2000-01-01T00:00:00Z")).metadata.count,
+    ).toBe(12);
+    expect(
+      (await json("/default/v0.1/servers?updated_since=2999-01-01T00:00:00%2B02:00")).metadata
+        .count,
+    ).toBe(0);
+    expect((await json("/default/v0.1/servers?version=latest")).metadata.count).toBe(12);
+  });
+
+  it("serves versions of one server, with latest", async () => {
+    const v = await json("/default/v0.1/servers/io.github.stacklok%2Ffetch/versions");
+    expect(v.servers.map((s) => s.server.version)).toEqual(["1.0.0"]);
+    const one = await json<Page["servers"][number]>(
+      "/default/v0.1/servers/io.github.stacklok%2Ffetch/versions/latest",
+    );
+    expect(one.server.title).toBe("fetch");
+    await expectProblem(
+      await get("/default/v0.1/servers/io.github.stacklok%2Fnope/versions"),
+      404,
+      "ERR_SERVER_NOT_FOUND",
+    );
+    await expectProblem(
+      await get("/default/v0.1/servers/io.github.stacklok%2Ffetch/versions/9.9.9"),
+      404,
+      "ERR_VERSION_NOT_FOUND",
+    );
+  });
+
+  it("sets ETag and Cache-Control and answers 304", async () => {
+    const r = await get("/default/v0.1/servers?limit=5");
+    const etag = r.headers.get("etag");
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(r.headers.get("cache-control")).toBe("public, max-age=0, must-revalidate");
+    const again = await get("/default/v0.1/servers?limit=5", {
+      headers: { "if-none-match": etag ?? "" },
+    });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(
+      (await publish({ name: "a.b/first", version: "1.0.0", url: "https://x.example/mcp" })).status,
+    ).toBe(201);
+    const changed = await get("/default/v0.1/servers?limit=5", {
+      headers: { "if-none-match": etag ?? "" },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    const one = await get("/default/v0.1/servers/a.b%2Ffirst/versions/1.0.0");
+    expect(one.headers.get("etag")).toBeTruthy();
+    expect(
+      (await get("/default/v0.1/servers/a.b%2Ffirst/versions/1.0.0", { method: "DELETE" })).status,
+    ).toBe(204);
+  });
+
+  it("publishes immutable versions and recomputes latest semver-aware; deletes", async () => {
+    const name = "com.example.team/weather";
+    const r = await publish({
+      name,
+      version: "1.9.0",
+      url: "https://w.example/mcp",
+      description: "Weather",
+      claims: { team: "a" },
+    });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("location")).toBe(
+      "/default/v0.1/servers/com.example.team%2Fweather/versions/1.9.0",
+    );
+    const body = (await r.json()) as Page["servers"][number];
+    expect(body.server).toMatchObject({
+      name,
+      version: "1.9.0",
+      remotes: [{ type: "streamable-http", url: "https://w.example/mcp" }],
+    });
+    expect(
+      (
+        await publish({
+          name,
+          version: "1.10.0",
+          url: "https://w.example/mcp",
+          claims: { team: "a" },
+        })
+      ).status,
+    ).toBe(201);
+    await expectProblem(
+      await publish({
+        name,
+        version: "1.10.0",
+        url: "https://w.example/mcp",
+        claims: { team: "a" },
+      }),
+      409,
+      "ERR_VERSION_EXISTS",
+    );
+    await expectProblem(
+      await publish({
+        name,
+        version: "2.0.0",
+        url: "https://w.example/mcp",
+        claims: { team: "b" },
+      }),
+      409,
+      "ERR_CLAIMS_MISMATCH",
+    );
+    const latest = await json<Page["servers"][number]>(
+      `/default/v0.1/servers/${encodeURIComponent(name)}/versions/latest`,
+    );
+    expect(latest.server.version).toBe("1.10.0");
+    expect(
+      (
+        await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions/1.10.0`, {
+          method: "DELETE",
+        })
+      ).status,
+    ).toBe(204);
+    const after = await json<Page["servers"][number]>(
+      `/default/v0.1/servers/${encodeURIComponent(name)}/versions/latest`,
+    );
+    expect(after.server.version).toBe("1.9.0");
+    await expectProblem(
+      await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions/1.10.0`, {
+        method: "DELETE",
+      }),
+      404,
+      "ERR_VERSION_NOT_FOUND",
+    );
+    expect(
+      (
+        await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions/1.9.0`, {
+          method: "DELETE",
+        })
+      ).status,
+    ).toBe(204);
+    await expectProblem(
+      await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions`),
+      404,
+      "ERR_SERVER_NOT_FOUND",
+    );
+    // The name is free again: any claims may be used now.
+    expect(
+      (
+        await publish({
+          name,
+          version: "0.1.0",
+          url: "https://w.example/mcp",
+          claims: { team: "b" },
+        })
+      ).status,
+    ).toBe(201);
+  });
+
+  it("answers every client mistake with a 4xx problem, never a 500", async () => {
+    await expectProblem(await get("/default/v0.1/servers?limit=0"), 400, "ERR_INVALID_PARAMETER");
+    await expectProblem(await get("/default/v0.1/servers?limit=101"), 400, "ERR_INVALID_PARAMETER");
+    await expectProblem(await get("/default/v0.1/servers?limit=abc"), 400, "ERR_INVALID_PARAMETER");
+    await expectProblem(
+      await get("/default/v0.1/servers?cursor=%21%21"),
+      400,
+      "ERR_INVALID_CURSOR",
+    );
+    await expectProblem(
+      await get("/default/v0.1/servers?cursor=eyJhIjoxfQ"),
+      400,
+      "ERR_INVALID_CURSOR",
+    );
+    await expectProblem(
+      await get("/default/v0.1/servers?updated_since=yesterday"),
+      400,
+      "ERR_INVALID_PARAMETER",
+    );
+    await expectProblem(
+      await get("/default/v0.1/servers?version=1.0.0"),
+      400,
+      "ERR_INVALID_PARAMETER",
+    );
+    await expectProblem(await get("/nope/v0.1/servers"), 404, "ERR_REGISTRY_NOT_FOUND");
+    await expectProblem(await get("/nope/v9/whatever"), 404, "ERR_NOT_FOUND");
+    const post = (body: string, type = "application/json") =>
+      get("/default/v0.1/publish", { method: "POST", headers: { "content-type": type }, body });
+    await expectProblem(await post("{not json"), 400, "ERR_BAD_REQUEST");
+    await expectProblem(
+      await post("name=x", "application/x-www-form-urlencoded"),
+      415,
+      "ERR_UNSUPPORTED_MEDIA_TYPE",
+    );
+    await expectProblem(
+      await post(JSON.stringify({ name: "x".repeat(70_000) })),
+      413,
+      "ERR_PAYLOAD_TOO_LARGE",
+    );
+    await expectProblem(
+      await publish({
+        name: "a.b/c",
+        version: "1.0.0",
+        url: "https://c.example",
+        _meta: { big: "x".repeat(2000) },
+      }),
+      413,
+      "ERR_META_TOO_LARGE",
+    );
+    await expectProblem(
+      await publish({ name: "nonamespace", version: "1.0.0", url: "https://c.example" }),
+      400,
+      "ERR_INVALID_ENTRY",
+    );
+    await expectProblem(
+      await publish({ name: "a.b/c", version: "^1.0", url: "https://c.example" }),
+      400,
+      "ERR_INVALID_ENTRY",
+    );
+    await expectProblem(
+      await publish({ name: "a.b/c", version: "1.0.0" }),
+      400,
+      "ERR_INVALID_ENTRY",
+    );
+    await expectProblem(
+      await publish({ name: "a.b/c", version: "1.0.0", url: "ftp://c" }),
+      400,
+      "ERR_INVALID_ENTRY",
+    );
+    await expectProblem(await publish({ version: "1.0.0" }), 400, "ERR_BAD_REQUEST");
+    await expectProblem(await post("[1,2]"), 400, "ERR_BAD_REQUEST");
+    await expectProblem(await post("null"), 400, "ERR_BAD_REQUEST");
+  });
+
+  it("manages sources and registries through the admin API", async () => {
+    const list = await json<{
+      sources: { name: string; readOnly: boolean; status: { phase: string } }[];
+    }>("/v1/sources");
+    expect(list.sources.map((s) => s.name)).toEqual(["catalog", "team", "toolhive"]);
+    const cat = await json<Record<string, unknown>>("/v1/sources/catalog");
+    expect(cat).toMatchObject({
+      kind: "file",
+      origin: "config",
+      readOnly: true,
+      status: { phase: "Ready", entryCount: 12 },
+    });
+    const put = (path: string, body: unknown) =>
+      get(path, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    await expectProblem(
+      await put("/v1/sources/catalog", { file: { path: "x.json" } }),
+      403,
+      "ERR_CONFIG_RESOURCE_READONLY",
+    );
+    await expectProblem(
+      await get("/v1/sources/catalog", { method: "DELETE" }),
+      403,
+      "ERR_CONFIG_RESOURCE_READONLY",
+    );
+    await expectProblem(await put("/v1/sources/extra", { file: {} }), 400, "ERR_INVALID_RESOURCE");
+    await expectProblem(
+      await put("/v1/sources/Bad_Name", { managed: {} }),
+      400,
+      "ERR_INVALID_RESOURCE",
+    );
+    await expectProblem(
+      await put("/v1/sources/second", { managed: {} }),
+      400,
+      "ERR_INVALID_RESOURCE",
+    );
+    writeFileSync(
+      join(dir, "extra.json"),
+      JSON.stringify({ servers: [{ name: "io.extra/one", version: "1.0.0" }] }),
+    );
+    const created = await put("/v1/sources/extra", { file: { path: "extra.json" } });
+    expect(created.status).toBe(201);
+    const synced = await get("/v1/sources/extra/sync?wait=true", { method: "POST" });
+    expect(synced.status).toBe(200);
+    expect(await synced.json()).toMatchObject({ status: { phase: "Ready", entryCount: 1 } });
+    expect((await get("/v1/sources/extra/sync", { method: "POST" })).status).toBe(202);
+    await expectProblem(
+      await get("/v1/sources/team/sync", { method: "POST" }),
+      409,
+      "ERR_SOURCE_NOT_SYNCED",
+    );
+    expect(
+      (
+        await put("/v1/sources/extra", {
+          file: { path: "extra.json" },
+          filter: { names: { exclude: ["*"] } },
+        })
+      ).status,
+    ).toBe(200);
+
+    await expectProblem(
+      await put("/v1/registries/mine", { sources: ["nope"] }),
+      400,
+      "ERR_INVALID_RESOURCE",
+    );
+    await expectProblem(
+      await put("/v1/registries/default", { sources: ["extra"] }),
+      403,
+      "ERR_CONFIG_RESOURCE_READONLY",
+    );
+    expect((await put("/v1/registries/mine", { sources: ["extra", "catalog"] })).status).toBe(201);
+    expect(await json("/v1/registries/mine")).toMatchObject({
+      name: "mine",
+      sources: ["extra", "catalog"],
+      origin: "api",
+      readOnly: false,
+    });
+    await expectProblem(
+      await get("/v1/sources/extra", { method: "DELETE" }),
+      409,
+      "ERR_SOURCE_IN_USE",
+    );
+    // The changed filter was re-applied: the view has only the catalog now.
+    await get("/v1/sources/extra/sync?wait=true", { method: "POST" });
+    expect((await json("/mine/v0.1/servers")).metadata.count).toBe(12);
+    expect((await get("/v1/registries/mine", { method: "DELETE" })).status).toBe(204);
+    await expectProblem(await get("/mine/v0.1/servers"), 404, "ERR_REGISTRY_NOT_FOUND");
+    expect((await get("/v1/sources/extra", { method: "DELETE" })).status).toBe(204);
+    await expectProblem(await get("/v1/sources/extra"), 404, "ERR_SOURCE_NOT_FOUND");
+    expect((await json<{ registries: unknown[] }>("/v1/registries")).registries).toHaveLength(2);
+  });
+});
+
+describe("OpenAPI document", () => {
+  it("documents every route and error and compiles", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "openapi-"));
+    const server = await startServer(CONFIG, dir);
+    try {
+      const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+        openapi: string;
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+        components: { schemas: Record<string, unknown> };
+      };
+      expect(doc.openapi).toBe("3.1.0");
+      const ops = Object.entries(doc.paths).flatMap(([p, methods]) =>
+        Object.entries(methods).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })),
+      );
+      const keys = ops.map((o) => o.key);
+      for (const want of [
+        "GET /{registry}/v0.1/servers",
+        "GET /{registry}/v0.1/servers/{name}/versions",
+        "GET /{registry}/v0.1/servers/{name}/versions/{version}",
+        "DELETE /{registry}/v0.1/servers/{name}/versions/{version}",
+        "POST /{registry}/v0.1/publish",
+        "GET /v1/sources",
+        "GET /v1/sources/{name}",
+        "PUT /v1/sources/{name}",
+        "DELETE /v1/sources/{name}",
+        "POST /v1/sources/{name}/sync",
+        "GET /v1/registries",
+        "PUT /v1/registries/{name}",
+        "DELETE /v1/registries/{name}",
+        "GET /health",
+        "GET /readiness",
+        "GET /version",
+        "GET /metrics",
+        "GET /openapi.json",
+      ]) {
+        expect(keys).toContain(want);
+      }
+      const Ajv2020 = (await import("ajv/dist/2020.js")).default;
+      const ajv = new Ajv2020({ strict: false, validateFormats: false });
+      ajv.addSchema({
+        $id: "https://doc.test/openapi.json",
+        $defs: JSON.parse(
+          JSON.stringify(doc.components.schemas).replace(/"#\/components\/schemas\//g, '"#/$defs/'),
+        ) as object,
+      });
+      const text = JSON.stringify(doc);
+      // Every $ref resolves inside the document.
+      for (const m of text.matchAll(/"\$ref":"#\/([^"]+)"/g)) {
+        let node: unknown = doc;
+        for (const seg of (m[1] ?? "").split("/")) node = (node as Record<string, unknown>)[seg];
+        expect(node, m[1]).toBeDefined();
+      }
+      for (const { key, op } of ops) {
+        expect(Object.keys(op.responses).length, key).toBeGreaterThan(0);
+        if (!/health|readiness|version|metrics|openapi/.test(key)) {
+          expect(Object.keys(op.responses), key).toContain("400");
+          expect(JSON.stringify(op.responses["400"]), key).toContain("Problem");
+        }
+      }
+      // Every request and response schema compiles (JSON Schema 2020-12, as OpenAPI 3.1 says).
+      let compiled = 0;
+      const walk = (node: unknown): void => {
+        if (node === null || typeof node !== "object") return;
+        const n = node as Record<string, unknown>;
+        if (n.schema !== undefined && typeof n.schema === "object") {
+          const text = JSON.stringify(n.schema).replace(
+            /"#\/components\/schemas\//g,
+            '"https://doc.test/openapi.json#/$defs/',
+          );
+          ajv.compile(JSON.parse(text) as object);
+          compiled++;
+        }
+        for (const v of Object.values(n)) walk(v);
+      };
+      walk(doc.paths);
+      expect(compiled).toBeGreaterThan(40);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
