@@ -1,0 +1,227 @@
+// The install bundle (`dist/install/`): our CRDs and the controller's Namespace, ServiceAccount,
+// least-privilege RBAC and Deployment, so that `kubectl apply -f dist/install/` installs mcpfleet.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { projectRoot, projectVersion } from "../project.js";
+import { API_GROUP } from "../schema/kinds.js";
+import type { KubeObject } from "./model.js";
+import { sortObjects } from "./render.js";
+
+export const INSTALL_NAMESPACE = "mcpfleet-system";
+export const CONTROLLER_NAME = "mcpfleet-controller";
+export const CONTROLLER_PORT = 8080;
+export const CONTROLLER_IMAGE_REPOSITORY = "ghcr.io/mcpfleet/mcpfleet";
+
+export interface InstallOptions {
+  /** Controller image; default `ghcr.io/mcpfleet/mcpfleet:<package version>`. */
+  image?: string;
+  /** Namespace of the controller; default `mcpfleet-system`. */
+  namespace?: string;
+  /** Replicas of the controller (leader election keeps one active); default 1. */
+  replicas?: number;
+  /** Arguments added after `controller --listen=:8080` (the Git repository to follow, ...). */
+  extraArgs?: string[];
+}
+
+/** The controller image of this release. */
+export function defaultControllerImage(): string {
+  return `${CONTROLLER_IMAGE_REPOSITORY}:${projectVersion()}`;
+}
+
+/** The generated CRDs (crds/*.yaml), sorted by file name. */
+export function crdObjects(dir = join(projectRoot(), "crds")): KubeObject[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()
+    .map((f) => parse(readFileSync(join(dir, f), "utf8")) as KubeObject);
+}
+
+/** Plural resource names of our kinds, from the CRDs. */
+function ownPlurals(crds: KubeObject[]): string[] {
+  return crds
+    .map((c) => (c.spec as { names?: { plural?: string } } | undefined)?.names?.plural)
+    .filter((p): p is string => p !== undefined)
+    .sort();
+}
+
+const WRITE = ["get", "list", "watch", "create", "update", "patch", "delete"];
+const READ = ["get", "list", "watch"];
+
+/**
+ * What the controller may do, cluster-wide: everything it applies and prunes (our kinds and the
+ * workload objects synth renders), status of our kinds, and, because Kubernetes refuses to let
+ * anyone grant permissions they lack, the permissions of the Roles it renders for workloads
+ * (pods, logs, attach, leases, events). Secrets and ConfigMaps: workloads' config maps, the
+ * virtual servers' HMAC secrets (created once) and the apply inventory.
+ */
+export function controllerRules(crds: KubeObject[]): {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}[] {
+  const plurals = ownPlurals(crds);
+  return [
+    { apiGroups: [API_GROUP], resources: plurals, verbs: WRITE },
+    {
+      apiGroups: [API_GROUP],
+      resources: plurals.map((p) => `${p}/status`),
+      verbs: ["get", "update", "patch"],
+    },
+    {
+      apiGroups: ["apiextensions.k8s.io"],
+      resources: ["customresourcedefinitions"],
+      verbs: ["get", "list", "watch", "create", "update", "patch"],
+    },
+    {
+      apiGroups: [""],
+      resources: ["namespaces"],
+      verbs: ["get", "list", "watch", "create", "patch"],
+    },
+    {
+      apiGroups: [""],
+      resources: ["configmaps", "secrets", "services", "serviceaccounts"],
+      verbs: WRITE,
+    },
+    { apiGroups: ["apps"], resources: ["deployments", "statefulsets"], verbs: WRITE },
+    {
+      apiGroups: ["rbac.authorization.k8s.io"],
+      resources: ["roles", "rolebindings"],
+      verbs: WRITE,
+    },
+    { apiGroups: [""], resources: ["pods"], verbs: READ },
+    { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
+    { apiGroups: [""], resources: ["pods/attach"], verbs: ["create", "get"] },
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: WRITE },
+    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+    { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+  ];
+}
+
+/** Every object of the install bundle, in apply order (Namespace and CRDs first). */
+export function installObjects(options: InstallOptions = {}): KubeObject[] {
+  const namespace = options.namespace ?? INSTALL_NAMESPACE;
+  const image = options.image ?? defaultControllerImage();
+  const crds = crdObjects();
+  const labels = {
+    "app.kubernetes.io/name": "mcpfleet",
+    "app.kubernetes.io/component": "controller",
+    "app.kubernetes.io/instance": CONTROLLER_NAME,
+    "app.kubernetes.io/managed-by": "mcpfleet",
+  };
+  const selector = {
+    "app.kubernetes.io/name": "mcpfleet",
+    "app.kubernetes.io/component": "controller",
+  };
+  const objects: KubeObject[] = [
+    ...crds,
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels } },
+    {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: CONTROLLER_NAME, namespace, labels },
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: CONTROLLER_NAME, labels },
+      rules: controllerRules(crds),
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: CONTROLLER_NAME, labels },
+      roleRef: {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "ClusterRole",
+        name: CONTROLLER_NAME,
+      },
+      subjects: [{ kind: "ServiceAccount", name: CONTROLLER_NAME, namespace }],
+    },
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: CONTROLLER_NAME, namespace, labels },
+      spec: {
+        selector,
+        ports: [{ name: "http", port: CONTROLLER_PORT, targetPort: "http", protocol: "TCP" }],
+      },
+    },
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: CONTROLLER_NAME, namespace, labels },
+      spec: {
+        replicas: options.replicas ?? 1,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: CONTROLLER_NAME,
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: 65532,
+              runAsGroup: 65532,
+              fsGroup: 65532,
+            },
+            containers: [
+              {
+                name: "controller",
+                image,
+                args: ["controller", `--listen=:${CONTROLLER_PORT}`, ...(options.extraArgs ?? [])],
+                env: [
+                  {
+                    name: "POD_NAMESPACE",
+                    valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } },
+                  },
+                  { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+                ],
+                ports: [{ name: "http", containerPort: CONTROLLER_PORT, protocol: "TCP" }],
+                livenessProbe: {
+                  httpGet: { path: "/healthz", port: "http" },
+                  initialDelaySeconds: 10,
+                  periodSeconds: 20,
+                },
+                readinessProbe: {
+                  httpGet: { path: "/readyz", port: "http" },
+                  initialDelaySeconds: 5,
+                  periodSeconds: 10,
+                },
+                resources: {
+                  requests: { cpu: "100m", memory: "256Mi" },
+                  limits: { memory: "1Gi" },
+                },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  capabilities: { drop: ["ALL"] },
+                },
+                volumeMounts: [
+                  { name: "work", mountPath: "/var/lib/mcpfleet" },
+                  { name: "tmp", mountPath: "/tmp" },
+                ],
+              },
+            ],
+            volumes: [
+              { name: "work", emptyDir: {} },
+              { name: "tmp", emptyDir: {} },
+            ],
+          },
+        },
+      },
+    },
+  ];
+  return sortObjects(objects);
+}
+
+/**
+ * The bundle as files of `dist/install/`: `kubectl apply -f` reads a directory in file-name
+ * order, so the CRDs come first and the controller (with its Namespace first) after them.
+ */
+export function installFiles(options: InstallOptions = {}): Map<string, KubeObject[]> {
+  const objects = installObjects(options);
+  return new Map([
+    ["00-crds.yaml", objects.filter((o) => o.kind === "CustomResourceDefinition")],
+    ["01-controller.yaml", objects.filter((o) => o.kind !== "CustomResourceDefinition")],
+  ]);
+}
