@@ -45,7 +45,7 @@ export const RUNNER_CONTAINER = "toolhive";
 export const DEFAULT_PROXY_PORT = 8080;
 
 /** Default resources of the proxy-runner container (the MCP server's are spec.resources). */
-export const RUNNER_RESOURCES: Container["resources"] = {
+export const RUNNER_RESOURCES: NonNullable<Container["resources"]> = {
   requests: { cpu: "50m", memory: "64Mi" },
   limits: { cpu: "500m", memory: "512Mi" },
 };
