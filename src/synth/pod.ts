@@ -330,7 +330,7 @@ export function httpProbes(
 }
 
 /** Drops undefined fields (cdk8s and the YAML writer keep the rest as given). */
-export function compact<V extends Obj>(value: V): V {
+export function compact<V extends object>(value: V): V {
   const out: Obj = {};
   for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
   return out as V;

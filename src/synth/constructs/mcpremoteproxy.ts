@@ -121,7 +121,7 @@ export const renderMCPRemoteProxy: KindRenderer<"MCPRemoteProxy"> = (scope, r, c
     metadata: { name: names.runconfig, labels },
     data: { [RUNCONFIG_KEY]: runconfig },
   });
-  const runner: Container = compact({
+  const runner = compact<Container>({
     name: RUNNER_CONTAINER,
     image: context.options.runnerImage,
     imagePullPolicy: "IfNotPresent",
