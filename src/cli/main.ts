@@ -12,6 +12,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: "Validate resource YAML: schema, CEL rules and references",
     load: () => import("./validate.js"),
   },
+  synth: {
+    summary: "Render resources into Kubernetes manifests (dist/<namespace>.yaml, dist/install/)",
+    load: () => import("./synth.js"),
+  },
   registry: {
     summary: "Run the registry server (registry serve --config FILE)",
     load: () => import("./registry.js"),
