@@ -115,9 +115,14 @@ export function serverSideApply(request: ApplyRequest, managers: Manager[]): App
   const keep = new Set([...newSet, ...othersOwned]);
   const dropped = [...(own?.set ?? [])]
     .filter((p) => !keep.has(p) && ![...keep].some((k) => isAncestor(p, k)))
-    .sort((a, b) => b.length - a.length);
+    .sort((a, b) => a.length - b.length);
+  const removed: string[] = [];
   for (const path of dropped) {
-    if (removePath(merged, path, shape)) dropEmptyAncestors(merged, path, keep, shape);
+    if (removed.some((r) => isAncestor(r, path))) continue;
+    if (removePath(merged, path, shape)) {
+      removed.push(path);
+      dropEmptyAncestors(merged, path, keep, shape);
+    }
   }
 
   // Conflicts: fields this configuration changes that another manager owns.
