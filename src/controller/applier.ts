@@ -1,0 +1,41 @@
+// The seam between the sync pipeline and where rendered objects go. The directory target
+// (render-target.ts) writes manifests; the cluster target applies them with server-side apply.
+import type { KubeObject } from "../synth/model.js";
+import type { Revision } from "./git-source.js";
+
+/** One object's fate in an apply, for logs that say what changed object by object. */
+export interface ObjectChange {
+  /** `Kind namespace/name` (cluster-scoped: `Kind name`). */
+  object: string;
+  action: "created" | "configured" | "unchanged" | "pruned";
+}
+
+export interface ApplyResult {
+  /** Objects written (created or changed). */
+  applied: number;
+  unchanged: number;
+  pruned: number;
+  changes: ObjectChange[];
+}
+
+export interface Applier {
+  /** `cluster` or `dir:PATH`, as in --target. */
+  readonly target: string;
+  /**
+   * Makes the target hold exactly `objects` (sorted in apply order) for `revision`. Must not
+   * leave a partial result visible when it throws. With `dryRun`, reports what it would change
+   * and changes nothing.
+   */
+  apply(
+    objects: readonly KubeObject[],
+    revision: Revision,
+    options?: { dryRun?: boolean },
+  ): Promise<ApplyResult>;
+}
+
+export function objectName(o: KubeObject): string {
+  const ns = o.metadata.namespace;
+  return ns !== undefined && ns !== ""
+    ? `${o.kind} ${ns}/${o.metadata.name}`
+    : `${o.kind} ${o.metadata.name}`;
+}

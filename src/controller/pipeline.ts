@@ -1,0 +1,53 @@
+// One revision through the pipeline up to the target: load and validate every file of the
+// checked-out directory (schema, CEL, references), and only when all of it is valid, synthesize.
+// An invalid revision yields its errors as `file:line:column` lines relative to the repository
+// root, and no objects at all.
+import { relative, sep } from "node:path";
+import { loadPaths } from "../synth/load.js";
+import type { KubeObject } from "../synth/model.js";
+import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
+import { synthesize } from "../synth/render.js";
+import { issueLine } from "../validate/format.js";
+import type { Report } from "../validate/types.js";
+
+export interface RenderOptions {
+  /** Namespace of resources whose metadata has none. */
+  namespace?: string;
+  synth?: SynthOptions;
+}
+
+export type RenderOutcome =
+  | { ok: true; objects: KubeObject[]; resources: number; warnings: string[] }
+  | { ok: false; errors: string[]; warnings: string[] };
+
+/** Error and warning lines of a report, with file names relative to `root`. */
+export function reportLines(
+  report: Report,
+  root: string,
+): { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  for (const r of report.resources) {
+    const rel = relative(root, r.file);
+    const file = rel.startsWith("..") ? r.file : rel.split(sep).join("/");
+    const shown = { ...r, file };
+    for (const e of r.errors) errors.push(issueLine(shown, e, "error"));
+    for (const w of r.warnings) warnings.push(issueLine(shown, w, "warning"));
+  }
+  return { errors, warnings };
+}
+
+/** Validates and synthesizes the resources under `dir`; `root` is what file names are relative to. */
+export async function renderDirectory(
+  dir: string,
+  root: string,
+  options: RenderOptions = {},
+): Promise<RenderOutcome> {
+  const loaded = await loadPaths([dir], { namespace: options.namespace ?? "default" });
+  const { errors, warnings } = reportLines(loaded.report, root);
+  if (!loaded.valid || errors.length > 0) {
+    return { ok: false, errors, warnings };
+  }
+  const result = synthesize(loaded.resources, options.synth ?? DEFAULT_SYNTH_OPTIONS);
+  return { ok: true, objects: result.objects, resources: loaded.resources.length, warnings };
+}

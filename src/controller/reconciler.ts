@@ -1,0 +1,157 @@
+// One sync: resolve the watched ref, check the revision out, validate and synthesize it, and hand
+// the objects to the target. A revision already applied is skipped (unless drift correction is
+// due); a revision that failed validation is reported once and not retried until the ref moves.
+// Every outcome lands in the controller status (endpoints, metrics) and the log.
+import { isMcpfleetError } from "../errors.js";
+import type { SynthOptions } from "../synth/options.js";
+import type { Applier, ApplyResult } from "./applier.js";
+import type { GitSource, Revision } from "./git-source.js";
+import { renderDirectory } from "./pipeline.js";
+import type { Stage, ControllerStatus } from "./status.js";
+
+export interface Logger {
+  info(obj: Record<string, unknown>, msg: string): void;
+  warn(obj: Record<string, unknown>, msg: string): void;
+  error(obj: Record<string, unknown>, msg: string): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+export interface ReconcilerOptions {
+  source: Pick<GitSource, "resolve" | "checkout">;
+  applier: Applier;
+  status: ControllerStatus;
+  log?: Logger;
+  namespace?: string;
+  synth?: SynthOptions;
+  /** Re-apply an unchanged revision when this long has passed since the last apply (ms). */
+  driftIntervalMs?: number;
+  /** Do everything but write to the target. */
+  dryRun?: boolean;
+  now?: () => number;
+}
+
+export type SyncOutcome =
+  | { kind: "applied"; revision: Revision; result: ApplyResult }
+  | { kind: "dry-run"; revision: Revision; result: ApplyResult }
+  | { kind: "unchanged"; revision: Revision }
+  | { kind: "invalid"; revision: Revision; errors: string[] }
+  | { kind: "failed"; stage: Stage; code: string; message: string; revision?: Revision };
+
+export class Reconciler {
+  private readonly opts: ReconcilerOptions;
+  private readonly log: Logger;
+  private lastAppliedAt = 0;
+  private lastInvalid: string | undefined;
+
+  constructor(opts: ReconcilerOptions) {
+    this.opts = opts;
+    this.log = opts.log ?? silentLogger;
+  }
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
+  private fail(stage: Stage, err: unknown, revision?: Revision, started?: number): SyncOutcome {
+    const code = isMcpfleetError(err) ? err.code : "ERR_INTERNAL";
+    const message = err instanceof Error ? err.message : String(err);
+    this.opts.status.failed(
+      { stage, code, message, ...(revision ? { revision: revision.commit } : {}) },
+      started !== undefined ? (this.now() - started) / 1000 : undefined,
+    );
+    this.log.error({ stage, code, revision: revision?.commit }, message);
+    return { kind: "failed", stage, code, message, ...(revision ? { revision } : {}) };
+  }
+
+  /** Runs one sync. Never throws: failures are outcomes (and status, metrics, log lines). */
+  async sync(opts: { force?: boolean } = {}): Promise<SyncOutcome> {
+    const { status, applier } = this.opts;
+    let revision: Revision;
+    try {
+      revision = await this.opts.source.resolve();
+    } catch (err) {
+      return this.fail("fetch", err);
+    }
+    const driftDue =
+      this.opts.driftIntervalMs !== undefined &&
+      this.now() - this.lastAppliedAt >= this.opts.driftIntervalMs;
+    if (!opts.force && !driftDue) {
+      if (status.lastAppliedRevision === revision.commit) {
+        status.unchanged(revision.commit);
+        return { kind: "unchanged", revision };
+      }
+      if (this.lastInvalid === revision.commit) return { kind: "unchanged", revision };
+    }
+    const started = this.now();
+    status.attempted(revision.commit);
+    this.log.info({ revision: revision.commit, ref: revision.ref }, "syncing revision");
+    let checkout;
+    try {
+      checkout = await this.opts.source.checkout(revision);
+    } catch (err) {
+      return this.fail("checkout", err, revision, started);
+    }
+    let rendered;
+    try {
+      rendered = await renderDirectory(checkout.dir, checkout.root, {
+        ...(this.opts.namespace !== undefined ? { namespace: this.opts.namespace } : {}),
+        ...(this.opts.synth !== undefined ? { synth: this.opts.synth } : {}),
+      });
+    } catch (err) {
+      return this.fail("render", err, revision, started);
+    }
+    for (const w of rendered.warnings) this.log.warn({ revision: revision.commit }, w);
+    if (!rendered.ok) {
+      this.lastInvalid = revision.commit;
+      const message = `revision ${revision.commit.slice(0, 12)} is invalid and was not applied; ${
+        status.lastAppliedRevision !== undefined
+          ? `${status.lastAppliedRevision.slice(0, 12)} stays in place`
+          : "nothing has been applied yet"
+      }: ${rendered.errors.join("; ")}`;
+      status.failed(
+        { stage: "validate", code: "ERR_INVALID_RESOURCES", message, revision: revision.commit },
+        (this.now() - started) / 1000,
+      );
+      for (const e of rendered.errors) this.log.error({ revision: revision.commit }, e);
+      return { kind: "invalid", revision, errors: rendered.errors };
+    }
+    this.lastInvalid = undefined;
+    const dryRun = this.opts.dryRun === true;
+    let result: ApplyResult;
+    try {
+      result = await applier.apply(rendered.objects, revision, { dryRun });
+    } catch (err) {
+      return this.fail("apply", err, revision, started);
+    }
+    if (dryRun) {
+      for (const c of result.changes) {
+        if (c.action !== "unchanged") {
+          this.log.info({ revision: revision.commit }, `${c.object} ${c.action} (dry run)`);
+        }
+      }
+      return { kind: "dry-run", revision, result };
+    }
+    this.lastAppliedAt = this.now();
+    status.succeeded(revision.commit, {
+      seconds: (this.now() - started) / 1000,
+      applied: result.applied,
+      pruned: result.pruned,
+    });
+    for (const c of result.changes) {
+      if (c.action !== "unchanged")
+        this.log.info({ revision: revision.commit }, `${c.object} ${c.action}`);
+    }
+    this.log.info(
+      {
+        revision: revision.commit,
+        target: applier.target,
+        applied: result.applied,
+        unchanged: result.unchanged,
+        pruned: result.pruned,
+      },
+      "revision applied",
+    );
+    return { kind: "applied", revision, result };
+  }
+}

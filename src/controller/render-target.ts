@@ -1,0 +1,147 @@
+// `--target dir:PATH`: each good revision's rendered manifests are written to PATH in the layout
+// `mcpfleet synth` writes (`<namespace>.yaml`, objects in apply order; no install bundle), with
+// `revision.txt` naming the commit. The synth writer swaps the new tree in by renames, so PATH
+// never holds half a revision; an invalid revision writes nothing and the previous output stays.
+import * as fs from "node:fs";
+import { join, resolve } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { McpfleetError } from "../errors.js";
+import type { KubeObject } from "../synth/model.js";
+import { writeFilesAtomically } from "../synth/output.js";
+import { toYaml } from "../synth/render.js";
+import { type Applier, type ApplyResult, type ObjectChange, objectName } from "./applier.js";
+import type { Checkout, Revision } from "./git-source.js";
+import { type RenderOptions, renderDirectory } from "./pipeline.js";
+
+export const REVISION_FILE = "revision.txt";
+/** File of objects without a namespace (synthesis puts every object in one; kept for safety). */
+const CLUSTER_FILE = "_cluster.yaml";
+
+/** The output files of a set of objects: one multi-document YAML file per namespace. */
+export function manifestFiles(objects: readonly KubeObject[]): Map<string, string> {
+  const groups = new Map<string, KubeObject[]>();
+  for (const o of objects) {
+    const ns = o.metadata.namespace;
+    const file = ns !== undefined && ns !== "" ? `${ns}.yaml` : CLUSTER_FILE;
+    const list = groups.get(file) ?? [];
+    list.push(o);
+    groups.set(file, list);
+  }
+  const files = new Map<string, string>();
+  for (const file of [...groups.keys()].sort()) files.set(file, toYaml(groups.get(file) ?? []));
+  return files;
+}
+
+function key(o: KubeObject): string {
+  return `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+}
+
+/** The objects of the manifests already in `dir`, each as the YAML it was written as. */
+function readObjects(dir: string): Map<string, { name: string; text: string }> {
+  const out = new Map<string, { name: string; text: string }>();
+  if (!fs.existsSync(dir)) return out;
+  for (const file of fs.readdirSync(dir)) {
+    if (!file.endsWith(".yaml")) continue;
+    const text = fs.readFileSync(join(dir, file), "utf8");
+    for (const doc of parseAllDocuments(text)) {
+      if (!("toJS" in doc)) continue;
+      const o = doc.toJS() as KubeObject | null;
+      if (o === null || typeof o !== "object" || typeof o.kind !== "string") continue;
+      if (typeof o.metadata?.name !== "string") continue;
+      out.set(key(o), { name: objectName(o), text: toYaml([o]) });
+    }
+  }
+  return out;
+}
+
+export class DirTarget implements Applier {
+  readonly target: string;
+  readonly outDir: string;
+
+  constructor(outDir: string) {
+    this.outDir = resolve(outDir);
+    this.target = `dir:${outDir}`;
+    if (fs.existsSync(this.outDir) && !fs.statSync(this.outDir).isDirectory()) {
+      throw new McpfleetError("ERR_USAGE", `--target ${this.target}: not a directory`);
+    }
+  }
+
+  /** The revision currently in the output directory, if any. */
+  currentRevision(): string | undefined {
+    try {
+      return fs.readFileSync(join(this.outDir, REVISION_FILE), "utf8").trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await -- the Applier contract is async
+  async apply(
+    objects: readonly KubeObject[],
+    revision: Revision,
+    options: { dryRun?: boolean } = {},
+  ): Promise<ApplyResult> {
+    const old = readObjects(this.outDir);
+    const changes: ObjectChange[] = [];
+    let applied = 0;
+    let unchanged = 0;
+    const seen = new Set<string>();
+    for (const o of objects) {
+      const k = key(o);
+      seen.add(k);
+      const before = old.get(k);
+      const action =
+        before === undefined ? "created" : before.text === toYaml([o]) ? "unchanged" : "configured";
+      if (action === "unchanged") unchanged++;
+      else applied++;
+      changes.push({ object: objectName(o), action });
+    }
+    let pruned = 0;
+    for (const [k, { name }] of old) {
+      if (seen.has(k)) continue;
+      pruned++;
+      changes.push({ object: name, action: "pruned" });
+    }
+    const files = manifestFiles(objects);
+    files.set(REVISION_FILE, `${revision.commit}\n`);
+    if (options.dryRun === true || this.sameAsOnDisk(files)) {
+      return { applied, unchanged, pruned, changes };
+    }
+    try {
+      writeFilesAtomically(this.outDir, files);
+    } catch (err) {
+      throw new McpfleetError("ERR_IO", `cannot write ${this.outDir}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    return { applied, unchanged, pruned, changes };
+  }
+
+  /** True when `dir` already holds exactly these files (a no-op revision writes nothing). */
+  private sameAsOnDisk(files: ReadonlyMap<string, string>): boolean {
+    if (!fs.existsSync(this.outDir)) return false;
+    const present = fs.readdirSync(this.outDir);
+    if (present.length !== files.size) return false;
+    for (const [file, text] of files) {
+      const path = join(this.outDir, file);
+      if (!fs.existsSync(path) || fs.readFileSync(path, "utf8") !== text) return false;
+    }
+    return true;
+  }
+}
+
+export type RenderTargetOutcome =
+  | { ok: true; result: ApplyResult; objects: number }
+  | { ok: false; errors: string[]; warnings: string[] };
+
+/** Validates and synthesizes a checked-out revision and, when valid, writes it to `target`. */
+export async function renderToDir(
+  checkout: Checkout,
+  target: DirTarget,
+  options: RenderOptions = {},
+): Promise<RenderTargetOutcome> {
+  const rendered = await renderDirectory(checkout.dir, checkout.root, options);
+  if (!rendered.ok) return rendered;
+  const result = await target.apply(rendered.objects, checkout);
+  return { ok: true, result, objects: rendered.objects.length };
+}

@@ -1,0 +1,36 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { commitFiles, gitCmd, makeRepo } from "../support/git-server.js";
+
+export const EXAMPLES = join(import.meta.dirname, "..", "..", "examples", "resources");
+
+export const tmp = (p: string) => mkdtempSync(join(tmpdir(), `mcpfleet-ctl-${p}-`));
+
+/** A work repository whose `fleet/` directory holds every example resource; returns its path. */
+export function exampleRepo(): { dir: string; head: string } {
+  const dir = tmp("repo");
+  const files: Record<string, string> = { "README.md": "GitOps test repository\n" };
+  for (const f of readdirSync(EXAMPLES)) {
+    files[`fleet/${f}`] = readFileSync(join(EXAMPLES, f), "utf8");
+  }
+  const head = makeRepo(dir, files);
+  return { dir, head };
+}
+
+export { commitFiles, gitCmd };
+
+/** Every file of a directory tree, by relative path. */
+export function snapshot(dir: string, prefix = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const rel = prefix === "" ? e.name : `${prefix}/${e.name}`;
+    if (e.isDirectory()) Object.assign(out, snapshot(join(dir, e.name), rel));
+    else out[rel] = readFileSync(join(dir, e.name), "utf8");
+  }
+  return out;
+}
+
+export function copyExamples(dest: string): void {
+  cpSync(EXAMPLES, dest, { recursive: true });
+}
