@@ -384,7 +384,9 @@ describe("MCPRegistry with the legacy typed fields", async () => {
   });
 
   it("projects every referenced Secret and ConfigMap key at the path the config names", () => {
-    const volume = pod(objects, "legacy").spec.volumes.find((v) => v.name === "registry-files") as {
+    const volume = pod(objects, "legacy").spec.volumes.find(
+      (v) => v.name === "registry-files",
+    ) as unknown as {
       projected: {
         sources: Record<string, { name: string; items: { key: string; path: string }[] }>[];
       };
