@@ -50,6 +50,7 @@ export interface WriteResult {
 
 export interface ClusterOptions {
   establishDelayMs: number;
+  namespaceDeletionDelayMs: number;
   eventLogLimit: number;
   serverAddress: () => string;
 }
@@ -380,7 +381,7 @@ export class Cluster {
         next.metadata!.deletionTimestamp = nowTime();
         next.status = { phase: "Terminating" };
         const stored = this.store.put(storageKey(type), next);
-        this.later(0, () => this.purgeNamespace(meta.name!));
+        this.later(this.options.namespaceDeletionDelayMs, () => this.purgeNamespace(meta.name!));
         return { object: stored, gone: false };
       }
       return { object: obj, gone: false };

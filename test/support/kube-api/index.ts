@@ -44,6 +44,8 @@ export interface KubeApiOptions {
   crds?: object[];
   /** Delay before a newly written CRD becomes Established (default 0: the next event-loop turn). */
   establishDelayMs?: number;
+  /** How long a deleted namespace stays Terminating before its contents and it go (default 0). */
+  namespaceDeletionDelayMs?: number;
   /** Bearer token clients must send (the kubeconfig carries it). */
   token?: string;
   /** Watch events kept for watches that resume from a resourceVersion (default 100000). */
@@ -158,6 +160,7 @@ export async function startKubeApi(opts: KubeApiOptions = {}): Promise<KubeApi> 
   let address = "127.0.0.1";
   const cluster = new Cluster({
     establishDelayMs: opts.establishDelayMs ?? 0,
+    namespaceDeletionDelayMs: opts.namespaceDeletionDelayMs ?? 0,
     eventLogLimit: opts.eventLogLimit ?? 100_000,
     serverAddress: () => address,
   });

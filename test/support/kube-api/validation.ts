@@ -43,6 +43,8 @@ interface CelRule {
 }
 
 let sharedAjv: Ajv | undefined;
+/** Compiled validators by schema, shared by every server in the process (CRDs repeat). */
+const compiledSchemas = new Map<string, ValidateFunction>();
 function ajv(): Ajv {
   if (sharedAjv === undefined) {
     sharedAjv = new Ajv({ allErrors: true, strict: false, logger: false, verbose: true });
@@ -215,7 +217,16 @@ export class CustomResourceSchema {
   constructor(readonly schema: Schema) {}
 
   private compiled(): ValidateFunction {
-    this.validateFn ??= ajv().compile(forAjv(this.schema, true) as Schema);
+    if (this.validateFn === undefined) {
+      const schema = forAjv(this.schema, true) as Schema;
+      const key = canonical(schema);
+      let fn = compiledSchemas.get(key);
+      if (fn === undefined) {
+        fn = ajv().compile(schema);
+        compiledSchemas.set(key, fn);
+      }
+      this.validateFn = fn;
+    }
     return this.validateFn;
   }
 
