@@ -12,6 +12,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: "Validate resource YAML: schema, CEL rules and references",
     load: () => import("./validate.js"),
   },
+  controller: {
+    summary: "GitOps: watch a Git repository, validate, synthesize and apply each revision",
+    load: () => import("./controller.js"),
+  },
   synth: {
     summary: "Render resources into Kubernetes manifests (dist/<namespace>.yaml, dist/install/)",
     load: () => import("./synth.js"),

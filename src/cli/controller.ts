@@ -1,0 +1,376 @@
+// `mcpfleet controller`: GitOps from a Git repository. Watches a branch, tag or commit; on each
+// new revision validates, synthesizes and hands the objects to the target (a directory of
+// manifests, or a cluster). Runs once with --once, else serves /healthz, /readyz, /metrics and
+// the push webhook until SIGTERM, which lets the sync in flight finish.
+import { readFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { pino } from "pino";
+import { McpfleetError } from "../errors.js";
+import { GitSource, type GitAuth, type GitRevisionSpec } from "../controller/git-source.js";
+import { Reconciler, type Logger, type SyncOutcome } from "../controller/reconciler.js";
+import { Scheduler, checkCron, parseInterval } from "../controller/schedule.js";
+import { createControllerServer, parseListen } from "../controller/server.js";
+import { ControllerStatus } from "../controller/status.js";
+import {
+  type ClusterTargetOptions,
+  type TargetSpec,
+  createApplier,
+  parseTarget,
+} from "../controller/targets.js";
+import { refMatcher } from "../controller/webhook.js";
+
+const USAGE = `Usage: mcpfleet controller --repo URL [options]
+
+Watches a Git repository and, on each new revision, validates the resources under --path,
+synthesizes them and applies the result to the target. An invalid revision is never applied:
+the last good one stays in place and the errors name file and line.
+
+Source:
+      --repo URL               http://, https:// or file:// repository (required)
+      --branch B | --tag T | --commit SHA
+                               what to follow (default: the remote's HEAD)
+      --path DIR               directory of the repository holding the resources (default: all)
+      --username USER          Basic-auth user (default: x-access-token with --token-file)
+      --password-file FILE     file holding the password
+      --token-file FILE        file holding an access token (sent as the Basic password)
+      --ca-file FILE           PEM certificates trusted for https:// besides the system ones
+      --cache-dir DIR          clones and work trees (default: $XDG_CACHE_HOME/mcpfleet/controller)
+When:
+      --interval DURATION      poll period, Go-style (default 1m; at least 1s)
+      --schedule CRON          poll on a cron expression instead (5 or 6 fields)
+      --jitter DURATION        random delay added to each poll (default: a tenth of --interval)
+      --drift-interval DURATION
+                               re-apply an unchanged revision this often (default 1h)
+      --once                   sync once and exit (0 applied or unchanged, 1 invalid or failed)
+Target:
+      --target cluster|dir:PATH
+                               apply to the cluster (default) or write manifests to PATH
+      --kubeconfig FILE        cluster credentials (default: in-cluster or $KUBECONFIG)
+      --field-manager NAME     server-side apply field manager (default mcpfleet)
+      --prune                  delete objects this controller applied that are no longer rendered
+      --force-recreate         delete and recreate objects whose immutable fields changed
+      --dry-run                validate, render and report what would change; write nothing
+  -n, --namespace NS           namespace of resources whose metadata has none (default "default")
+Serving (not with --once):
+      --listen ADDR            /healthz, /readyz, /metrics, /hook on [HOST:]PORT (default :8080)
+      --webhook-secret-file FILE
+                               enable POST /hook (GitHub X-Hub-Signature-256, GitLab X-Gitlab-Token)
+      --log-format json|text   log lines (default: json, text with --once)
+  -h, --help                   show this help
+
+See docs/gitops.md.`;
+
+export interface ControllerConfig {
+  repo: string;
+  ref: GitRevisionSpec;
+  path: string;
+  auth?: GitAuth;
+  caFile?: string;
+  cacheDir: string;
+  intervalMs?: number;
+  cron?: string;
+  jitterMs: number;
+  driftIntervalMs: number;
+  once: boolean;
+  target: TargetSpec;
+  cluster: ClusterTargetOptions;
+  dryRun: boolean;
+  namespace: string;
+  listen: { host: string; port: number };
+  webhookSecretFile?: string;
+  logFormat: "json" | "text";
+}
+
+const usage = (message: string) =>
+  new McpfleetError("ERR_USAGE", `controller: ${message}; see mcpfleet controller --help`);
+
+function duration(text: string, flag: string): number {
+  try {
+    return parseInterval(text, flag);
+  } catch (err) {
+    throw usage((err as Error).message);
+  }
+}
+
+function defaultCacheDir(): string {
+  const xdg = process.env.XDG_CACHE_HOME;
+  if (xdg !== undefined && xdg !== "") return join(xdg, "mcpfleet", "controller");
+  const home = homedir();
+  return home !== "" ? join(home, ".cache", "mcpfleet", "controller") : join(tmpdir(), "mcpfleet");
+}
+
+/** Parses and checks the command line; `undefined` means --help was printed. */
+export function parseControllerArgs(argv: string[]): ControllerConfig | undefined {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        repo: { type: "string" },
+        branch: { type: "string" },
+        tag: { type: "string" },
+        commit: { type: "string" },
+        path: { type: "string", default: "" },
+        username: { type: "string" },
+        "password-file": { type: "string" },
+        "token-file": { type: "string" },
+        "ca-file": { type: "string" },
+        "cache-dir": { type: "string" },
+        interval: { type: "string" },
+        schedule: { type: "string" },
+        jitter: { type: "string" },
+        "drift-interval": { type: "string", default: "1h" },
+        once: { type: "boolean", default: false },
+        target: { type: "string", default: "cluster" },
+        kubeconfig: { type: "string" },
+        "field-manager": { type: "string", default: "mcpfleet" },
+        prune: { type: "boolean", default: false },
+        "force-recreate": { type: "boolean", default: false },
+        "dry-run": { type: "boolean", default: false },
+        namespace: { type: "string", short: "n", default: "default" },
+        listen: { type: "string", default: ":8080" },
+        "webhook-secret-file": { type: "string" },
+        "log-format": { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (err) {
+    throw usage((err as Error).message.split(". ")[0] ?? "bad arguments");
+  }
+  const v = parsed.values;
+  if (v.help) {
+    console.log(USAGE);
+    return undefined;
+  }
+  if (v.repo === undefined || v.repo === "") throw usage("--repo URL is required");
+  const refs = [v.branch, v.tag, v.commit].filter((x) => x !== undefined);
+  if (refs.length > 1) throw usage("give at most one of --branch, --tag and --commit");
+  if (refs.some((r) => r === "")) throw usage("--branch, --tag and --commit must not be empty");
+  if (v.commit !== undefined && !/^[0-9a-f]{4,40}$/i.test(v.commit)) {
+    throw usage(`--commit must be a hex SHA, not ${v.commit}`);
+  }
+  const ref: GitRevisionSpec =
+    v.branch !== undefined
+      ? { branch: v.branch }
+      : v.tag !== undefined
+        ? { tag: v.tag }
+        : v.commit !== undefined
+          ? { commit: v.commit.toLowerCase() }
+          : {};
+  if (v.interval !== undefined && v.schedule !== undefined) {
+    throw usage("give one of --interval and --schedule, not both");
+  }
+  if (v["password-file"] !== undefined && v["token-file"] !== undefined) {
+    throw usage("give one of --password-file and --token-file, not both");
+  }
+  let cron: string | undefined;
+  if (v.schedule !== undefined) {
+    try {
+      checkCron(v.schedule);
+    } catch (err) {
+      throw usage((err as Error).message);
+    }
+    cron = v.schedule;
+  }
+  const intervalMs = cron === undefined ? duration(v.interval ?? "1m", "--interval") : undefined;
+  let jitterMs = intervalMs !== undefined ? Math.floor(intervalMs / 10) : 0;
+  if (v.jitter !== undefined) {
+    try {
+      jitterMs = v.jitter === "0" ? 0 : parseInterval(v.jitter, "--jitter");
+    } catch (err) {
+      throw usage((err as Error).message);
+    }
+  }
+  let target: TargetSpec;
+  let listen;
+  try {
+    target = parseTarget(v.target);
+    listen = parseListen(v.listen);
+  } catch (err) {
+    throw usage((err as Error).message.replace(/^controller: /, ""));
+  }
+  if (v["field-manager"] === "") throw usage("--field-manager must not be empty");
+  if (v.namespace === "") throw usage("--namespace must not be empty");
+  const logFormat = v["log-format"] ?? (v.once ? "text" : "json");
+  if (logFormat !== "json" && logFormat !== "text") {
+    throw usage(`--log-format must be json or text, not ${logFormat}`);
+  }
+  if (v.once && v["webhook-secret-file"] !== undefined) {
+    throw usage("--webhook-secret-file needs a running controller, not --once");
+  }
+  const auth: GitAuth = {
+    ...(v.username !== undefined ? { username: v.username } : {}),
+    ...(v["password-file"] !== undefined ? { passwordFile: v["password-file"] } : {}),
+    ...(v["token-file"] !== undefined ? { tokenFile: v["token-file"] } : {}),
+  };
+  return {
+    repo: v.repo,
+    ref,
+    path: v.path,
+    ...(Object.keys(auth).length > 0 ? { auth } : {}),
+    ...(v["ca-file"] !== undefined ? { caFile: v["ca-file"] } : {}),
+    cacheDir: v["cache-dir"] ?? defaultCacheDir(),
+    ...(intervalMs !== undefined ? { intervalMs } : {}),
+    ...(cron !== undefined ? { cron } : {}),
+    jitterMs,
+    driftIntervalMs: duration(v["drift-interval"], "--drift-interval"),
+    once: v.once,
+    target,
+    cluster: {
+      ...(v.kubeconfig !== undefined ? { kubeconfig: v.kubeconfig } : {}),
+      fieldManager: v["field-manager"],
+      prune: v.prune,
+      forceRecreate: v["force-recreate"],
+    },
+    dryRun: v["dry-run"],
+    namespace: v.namespace,
+    listen,
+    ...(v["webhook-secret-file"] !== undefined
+      ? { webhookSecretFile: v["webhook-secret-file"] }
+      : {}),
+    logFormat,
+  };
+}
+
+/** Plain `level message key=value` lines on stderr, for people and --once. */
+function textLogger(write: (line: string) => void): Logger {
+  const line = (level: string) => (obj: Record<string, unknown>, msg: string) => {
+    const fields = Object.entries(obj)
+      .filter(([, val]) => val !== undefined)
+      .map(([k, val]) => `${k}=${typeof val === "string" ? val : JSON.stringify(val)}`)
+      .join(" ");
+    write(`${level} ${msg}${fields !== "" ? ` ${fields}` : ""}`);
+  };
+  return { info: line("info"), warn: line("warn"), error: line("error") };
+}
+
+export interface RunDeps {
+  /** Aborting stops a long-running controller as SIGTERM does. */
+  signal?: AbortSignal;
+  stdout?: (line: string) => void;
+  stderr?: (line: string) => void;
+  /** Called once the HTTP server listens (tests learn the port). */
+  onListening?: (address: { host: string; port: number }) => void;
+}
+
+function summary(outcome: SyncOutcome, target: string): string {
+  switch (outcome.kind) {
+    case "applied":
+    case "dry-run": {
+      const r = outcome.result;
+      const verb = outcome.kind === "dry-run" ? "would apply" : "applied";
+      return `${verb} revision ${outcome.revision.commit} (${outcome.revision.ref}) to ${target}: ${r.applied} changed, ${r.unchanged} unchanged, ${r.pruned} pruned`;
+    }
+    case "unchanged":
+      return `revision ${outcome.revision.commit} (${outcome.revision.ref}) is already applied to ${target}`;
+    case "invalid":
+      return `revision ${outcome.revision.commit} is invalid (${outcome.errors.length} errors); nothing was applied`;
+    case "failed":
+      return `sync failed at ${outcome.stage}: ${outcome.message} (${outcome.code})`;
+  }
+}
+
+/** Runs the controller as configured; resolves with the exit code. */
+export async function runController(config: ControllerConfig, deps: RunDeps = {}): Promise<number> {
+  const out = deps.stdout ?? ((l: string) => void process.stdout.write(`${l}\n`));
+  const err = deps.stderr ?? ((l: string) => void process.stderr.write(`${l}\n`));
+  const applier = createApplier(config.target, config.cluster);
+  const log: Logger =
+    config.logFormat === "text"
+      ? textLogger(err)
+      : pino({ name: "mcpfleet-controller" }, pino.destination(2));
+  const source = new GitSource({
+    url: config.repo,
+    ref: config.ref,
+    path: config.path,
+    cacheDir: config.cacheDir,
+    ...(config.auth !== undefined ? { auth: config.auth } : {}),
+    ...(config.caFile !== undefined ? { caFile: config.caFile } : {}),
+  });
+  const status = new ControllerStatus(source.refName, applier.target);
+  const reconciler = new Reconciler({
+    source,
+    applier,
+    status,
+    log,
+    namespace: config.namespace,
+    driftIntervalMs: config.driftIntervalMs,
+    dryRun: config.dryRun,
+  });
+
+  if (config.once) {
+    const outcome = await reconciler.sync({ force: true });
+    if (outcome.kind === "invalid") for (const e of outcome.errors) err(e);
+    const line = summary(outcome, applier.target);
+    if (outcome.kind === "failed" || outcome.kind === "invalid") err(line);
+    else out(line);
+    return outcome.kind === "failed" || outcome.kind === "invalid" ? 1 : 0;
+  }
+
+  const scheduler = new Scheduler({
+    ...(config.intervalMs !== undefined ? { intervalMs: config.intervalMs } : {}),
+    ...(config.cron !== undefined ? { cron: config.cron } : {}),
+    jitterMs: config.jitterMs,
+    run: async () => {
+      await reconciler.sync();
+    },
+    onError: (e) => log.error({}, `sync failed: ${(e as Error).message}`),
+  });
+  const secretFile = config.webhookSecretFile;
+  const app = createControllerServer({
+    status,
+    ...(secretFile !== undefined
+      ? {
+          webhook: {
+            secret: () => readFileSync(secretFile, "utf8").trim(),
+            watches: refMatcher(config.ref),
+            onPush: (push) => {
+              log.info({ provider: push.provider, ref: push.ref }, "push received: syncing now");
+              void scheduler.trigger("trigger");
+            },
+          },
+        }
+      : {}),
+  });
+  if (secretFile !== undefined) {
+    try {
+      if (readFileSync(secretFile, "utf8").trim() === "") throw new Error("the file is empty");
+    } catch (e) {
+      throw new McpfleetError(
+        "ERR_USAGE",
+        `controller: --webhook-secret-file ${secretFile}: ${(e as Error).message}`,
+      );
+    }
+  }
+  const address = await app.listen({ host: config.listen.host, port: config.listen.port });
+  const port = Number(new URL(address).port);
+  log.info({ address, ref: source.refName, target: applier.target }, "controller started");
+  deps.onListening?.({ host: config.listen.host, port });
+  scheduler.start();
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    if (deps.signal !== undefined) {
+      if (deps.signal.aborted) resolve();
+      deps.signal.addEventListener("abort", stop, { once: true });
+    } else {
+      process.once("SIGTERM", stop);
+      process.once("SIGINT", stop);
+    }
+  });
+  log.info({}, "stopping: letting the sync in flight finish");
+  await scheduler.stop();
+  await app.close();
+  log.info({}, "stopped");
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const config = parseControllerArgs(argv);
+  if (config === undefined) return 0;
+  return runController(config);
+}
