@@ -1,4 +1,10 @@
-// Shared test helpers for the registry server: store factories for both drivers and entries.
+// Shared test helpers for the registry server: store factories for both drivers, entries and
+// a server started from config text.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pino } from "pino";
+import { parseConfig } from "../../src/registry/config/load.js";
+import { RegistryServer } from "../../src/registry/server.js";
 import { PgliteDb } from "../../src/registry/store/pglite.js";
 import { PostgresDb } from "../../src/registry/store/postgres.js";
 import { Store } from "../../src/registry/store/store.js";
@@ -97,4 +103,21 @@ export function postgresFactory(): StoreFactory {
 /** Factories for every driver available here (PostgreSQL only when its binaries exist). */
 export function storeFactories(): StoreFactory[] {
   return postgresAvailable() ? [pgliteFactory(), postgresFactory()] : [pgliteFactory()];
+}
+
+/** Starts a server from config text written into `dir` (port 0, silent logs). */
+export async function startServer(yaml: string, dir: string): Promise<RegistryServer> {
+  const path = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`);
+  writeFileSync(path, yaml);
+  const parsed = parseConfig(yaml, path);
+  return RegistryServer.start(
+    { ...parsed, path, baseDir: dir },
+    {
+      port: 0,
+      log: pino({ level: "silent" }),
+      bodyLimit: 64 * 1024,
+      cacheDir: join(dir, "git"),
+      generationPollMs: 100,
+    },
+  );
 }

@@ -1,29 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/registry/config/load.js";
-import { RegistryServer } from "../../src/registry/server.js";
+import type { RegistryServer } from "../../src/registry/server.js";
+import { startServer } from "./helpers.js";
 
 const DATA = join(import.meta.dirname, "../../../shared/data");
-const silent = pino({ level: "silent" });
-
-export async function startServer(yaml: string, dir: string): Promise<RegistryServer> {
-  const path = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(path, yaml);
-  const parsed = parseConfig(yaml, path);
-  return RegistryServer.start(
-    { ...parsed, path, baseDir: dir },
-    {
-      port: 0,
-      log: silent,
-      bodyLimit: 64 * 1024,
-      cacheDir: join(dir, "git"),
-      generationPollMs: 100,
-    },
-  );
-}
 
 const CONFIG = `
 sources:
@@ -485,6 +470,39 @@ describe("registry HTTP API", () => {
   });
 });
 
+describe("graceful shutdown", () => {
+  it("finishes in-flight requests, then refuses new connections", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "shutdown-"));
+    const slow = createServer((_req, res) => {
+      setTimeout(() => res.writeHead(200).end(JSON.stringify({ servers: [] })), 800);
+    });
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
+    const port = (slow.address() as AddressInfo).port;
+    const server = await startServer(
+      CONFIG.replace(
+        "  - name: team\n",
+        `  - name: slow\n    url: { url: "http://127.0.0.1:${port}/r.json" }\n  - name: team\n`,
+      ),
+      dir,
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 1200));
+      const inflight = fetch(`${server.url}/v1/sources/slow/sync?wait=true`, { method: "POST" });
+      await new Promise((r) => setTimeout(r, 200));
+      const closing = server.close();
+      const res = await inflight;
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ outcome: { outcome: "unchanged" } });
+      await closing;
+      await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+    } finally {
+      await server.close();
+      slow.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("OpenAPI document", () => {
   it("documents every route and error and compiles", async () => {
     const dir = mkdtempSync(join(tmpdir(), "openapi-"));
@@ -522,7 +540,6 @@ describe("OpenAPI document", () => {
       ]) {
         expect(keys).toContain(want);
       }
-      const Ajv2020 = (await import("ajv/dist/2020.js")).default;
       const ajv = new Ajv2020({ strict: false, validateFormats: false });
       ajv.addSchema({
         $id: "https://doc.test/openapi.json",

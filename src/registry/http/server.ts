@@ -110,6 +110,18 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
       : await opts.authorizer.authenticate(req);
   });
 
+  // While shutting down, answers close their connections so keep-alive clients move on and
+  // close() does not wait for idle keep-alive sockets to time out.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onSend", async (_req, reply, payload) => {
+    if (closing) reply.header("connection", "close");
+    return payload;
+  });
+
   app.addHook("onResponse", async (req, reply) => {
     const route = req.routeOptions.url ?? "unmatched";
     opts.metrics.requests.inc({ method: req.method, route, status: String(reply.statusCode) });
