@@ -109,6 +109,10 @@ const NETWORK_CODES = new Set([
   "UND_ERR_SOCKET",
 ]);
 
+/** Node's codes for a certificate that does not verify. */
+const TLS_CODES =
+  /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
 /** Maps an isomorphic-git or network error to a coded error that says what to do. */
 export function gitError(err: unknown, url: string, ref: string): McpfleetError {
   if (err instanceof McpfleetError) return err;
@@ -134,6 +138,13 @@ export function gitError(err: unknown, url: string, ref: string): McpfleetError 
         cause: err,
       });
     }
+  }
+  if (e.code !== undefined && TLS_CODES.test(e.code)) {
+    return new McpfleetError(
+      "ERR_GIT_FAILED",
+      `git ${where}: TLS certificate not trusted (${e.code}); pass the CA bundle with --ca-file`,
+      { cause: err },
+    );
   }
   if (e.code !== undefined && NETWORK_CODES.has(e.code)) {
     return new McpfleetError("ERR_GIT_UNREACHABLE", `git ${where}: ${e.code} ${message}`, {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -308,3 +309,99 @@ describe("GitSource over file://", () => {
     expect(existsSync(cacheDir)).toBe(false);
   });
 });
+
+describe("GitSource over HTTPS with a private CA", () => {
+  let server: GitServer;
+  let proxy: import("node:https").Server;
+  let url: string;
+  let head: string;
+  const pki = tmp("pki");
+  const ca = join(pki, "ca.pem");
+
+  beforeAll(async () => {
+    const ssl = (...args: string[]) => gitless("openssl", args, pki);
+    const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    ssl(
+      "req",
+      "-x509",
+      ...ec,
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=test-ca",
+    );
+    ssl("req", ...ec, "-keyout", "srv.key", "-out", "srv.csr", "-subj", "/CN=127.0.0.1");
+    writeFileSync(join(pki, "ext"), "subjectAltName=IP:127.0.0.1\n");
+    ssl(
+      "x509",
+      "-req",
+      "-in",
+      "srv.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "srv.pem",
+      "-days",
+      "1",
+      "-extfile",
+      "ext",
+    );
+    server = await startGitServer();
+    const work = tmp("tls-work");
+    head = makeRepo(work, { "a.yaml": "a: 1\n" });
+    publishRepo(server, work, "tls.git");
+    const https = await import("node:https");
+    const http = await import("node:http");
+    const target = new URL(server.url);
+    proxy = https.createServer(
+      { key: readFileSync(join(pki, "srv.key")), cert: readFileSync(join(pki, "srv.pem")) },
+      (req, res) => {
+        const up = http.request(
+          {
+            host: target.hostname,
+            port: target.port,
+            path: req.url,
+            method: req.method,
+            headers: req.headers,
+          },
+          (r) => {
+            res.writeHead(r.statusCode ?? 502, r.headers);
+            r.pipe(res);
+          },
+        );
+        req.pipe(up);
+      },
+    );
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const { port } = proxy.address() as import("node:net").AddressInfo;
+    url = `https://127.0.0.1:${port}/tls.git`;
+  });
+  afterAll(async () => {
+    proxy.closeAllConnections();
+    await new Promise((r) => proxy.close(r));
+    await server.stop();
+  });
+
+  it("trusts the server with --ca-file and says so when it is missing", async () => {
+    const trusted = new GitSource({ url, ref: { branch: "main" }, cacheDir: tmp("c"), caFile: ca });
+    const rev = await trusted.resolve();
+    expect(rev.commit).toBe(head);
+    const co = await trusted.checkout(rev);
+    expect(readFileSync(join(co.dir, "a.yaml"), "utf8")).toBe("a: 1\n");
+    const untrusted = new GitSource({ url, ref: { branch: "main" }, cacheDir: tmp("c") });
+    const err = await untrusted.resolve().catch((e: unknown) => e);
+    expect(isMcpfleetError(err) && err.code).toBe("ERR_GIT_FAILED");
+    expect((err as Error).message).toMatch(/--ca-file/);
+  });
+});
+
+function gitless(cmd: string, args: string[], cwd: string): void {
+  execFileSync(cmd, args, { cwd, stdio: "ignore" });
+}
