@@ -29,12 +29,19 @@ export function defaultControllerImage(): string {
   return `${CONTROLLER_IMAGE_REPOSITORY}:${projectVersion()}`;
 }
 
-/** The generated CRDs (crds/*.yaml), sorted by file name. */
+const crdCache = new Map<string, KubeObject[]>();
+
+/** The generated CRDs (crds/*.yaml), sorted by file name. Parsed once per directory. */
 export function crdObjects(dir = join(projectRoot(), "crds")): KubeObject[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".yaml"))
-    .sort()
-    .map((f) => parse(readFileSync(join(dir, f), "utf8")) as KubeObject);
+  let crds = crdCache.get(dir);
+  if (crds === undefined) {
+    crds = readdirSync(dir)
+      .filter((f) => f.endsWith(".yaml"))
+      .sort()
+      .map((f) => parse(readFileSync(join(dir, f), "utf8")) as KubeObject);
+    crdCache.set(dir, crds);
+  }
+  return structuredClone(crds);
 }
 
 /** Plural resource names of our kinds, from the CRDs. */
