@@ -37,7 +37,8 @@ export function proxy(
 
 /** The pod patch the runner is given, parsed from its `--k8s-pod-patch` argument. */
 export function podPatchOf(deployment: KubeObject): Record<string, unknown> | undefined {
-  const args = containerOf(deployment, "toolhive").args as string[] | undefined;
+  const containers = podSpecOf(deployment).containers as Obj[];
+  const args = containers.find((c) => c.name === "toolhive")?.args as string[] | undefined;
   const arg = args?.find((a) => a.startsWith("--k8s-pod-patch="));
   return arg === undefined
     ? undefined
