@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { request as httpRequest } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -312,7 +315,7 @@ describe("GitSource over file://", () => {
 
 describe("GitSource over HTTPS with a private CA", () => {
   let server: GitServer;
-  let proxy: import("node:https").Server;
+  let proxy: HttpsServer;
   let url: string;
   let head: string;
   const pki = tmp("pki");
@@ -357,13 +360,11 @@ describe("GitSource over HTTPS with a private CA", () => {
     const work = tmp("tls-work");
     head = makeRepo(work, { "a.yaml": "a: 1\n" });
     publishRepo(server, work, "tls.git");
-    const https = await import("node:https");
-    const http = await import("node:http");
     const target = new URL(server.url);
-    proxy = https.createServer(
+    proxy = createHttpsServer(
       { key: readFileSync(join(pki, "srv.key")), cert: readFileSync(join(pki, "srv.pem")) },
       (req, res) => {
-        const up = http.request(
+        const up = httpRequest(
           {
             host: target.hostname,
             port: target.port,
@@ -380,7 +381,7 @@ describe("GitSource over HTTPS with a private CA", () => {
       },
     );
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const { port } = proxy.address() as import("node:net").AddressInfo;
+    const { port } = proxy.address() as AddressInfo;
     url = `https://127.0.0.1:${port}/tls.git`;
   });
   afterAll(async () => {
