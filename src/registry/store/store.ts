@@ -388,7 +388,7 @@ export class Store {
     }
     await this.db.query(
       `INSERT INTO entries_staging (sync_id, name, version, server, search, claims, status, digest)
-       SELECT $1, n, v, s::jsonb, q, c::jsonb, st, d
+       SELECT $1, n, v, s::json, q, c::jsonb, st, d
        FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
          AS u(n, v, s, q, c, st, d)
        ON CONFLICT (sync_id, name, version) DO NOTHING`,
@@ -501,7 +501,7 @@ export class Store {
       }
       await tx.query(
         `INSERT INTO entries (source, name, version, server, search, claims, status, digest)
-         VALUES ($1, $2, $3, $4::jsonb, $5, $6::jsonb, $7, $8)`,
+         VALUES ($1, $2, $3, $4::json, $5, $6::jsonb, $7, $8)`,
         [
           source,
           entry.name,
