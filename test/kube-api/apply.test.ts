@@ -46,7 +46,7 @@ function managersOf(obj: KubernetesObject) {
   return (obj.metadata?.managedFields ?? []).map((m) => ({
     manager: m.manager,
     operation: m.operation,
-    fields: m.fieldsV1,
+    fields: m.fieldsV1 as unknown,
   }));
 }
 
@@ -161,7 +161,7 @@ describe("server-side apply", () => {
     const dropped = await apply(deployment("lists"), "deployer");
     expect(dropped.spec?.template.spec?.containers.map((c) => c.name)).toEqual(["main", "sidecar"]);
     const injectorGone = await apply(
-      { ...sidecar, spec: { template: { spec: { containers: [] } } } } as V1Deployment,
+      { ...sidecar, spec: { template: { spec: { containers: [] } } } } as unknown as V1Deployment,
       "injector",
     );
     expect(injectorGone.spec?.template.spec?.containers.map((c) => c.name)).toEqual(["main"]);
@@ -192,7 +192,7 @@ describe("server-side apply", () => {
   });
 
   test("status applied to the main resource is ignored; through /status it is kept", async () => {
-    const d = await apply({ ...deployment("stat"), status: { readyReplicas: 3 } } as V1Deployment);
+    const d = await apply({ ...deployment("stat"), status: { readyReplicas: 3 } });
     expect(d.status).toBeUndefined();
     const res = await fetch(
       `${api.url}/apis/apps/v1/namespaces/default/deployments/stat/status?fieldManager=probe`,

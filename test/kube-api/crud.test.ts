@@ -4,7 +4,6 @@ import {
   CoordinationV1Api,
   KubernetesObjectApi,
   RbacAuthorizationV1Api,
-  type V1ConfigMap,
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type KubeApi, startKubeApi } from "../support/kube-api/index.js";
@@ -444,7 +443,7 @@ describe("status subresource, generation, immutable fields", () => {
       core.replaceNamespacedConfigMap({
         namespace: "default",
         name: "frozen",
-        body: { ...cm, data: { a: "2" } } as V1ConfigMap,
+        body: { ...cm, data: { a: "2" } },
       }),
     );
     expect(code).toBe(422);
