@@ -1,0 +1,177 @@
+// `mcpfleet synth` as a process: exit codes, output files, nothing written for invalid input.
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { main as synthMain } from "../../src/cli/synth.js";
+import { main as validateMain } from "../../src/cli/validate.js";
+import { isMcpfleetError } from "../../src/errors.js";
+import { projectRoot } from "../../src/project.js";
+
+const root = projectRoot();
+const examples = join(root, "examples");
+
+/** Runs a command in this process, as src/cli/main.ts would: usage errors exit 2. */
+async function mcpfleet(
+  ...args: string[]
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const [name, ...rest] = args;
+  const out: string[] = [];
+  const err: string[] = [];
+  const capture =
+    (sink: string[]) =>
+    (chunk: unknown, ...more: unknown[]): boolean => {
+      sink.push(String(chunk));
+      const cb = more.find((m) => typeof m === "function") as (() => void) | undefined;
+      cb?.();
+      return true;
+    };
+  const o = vi.spyOn(process.stdout, "write").mockImplementation(capture(out));
+  const e = vi.spyOn(process.stderr, "write").mockImplementation(capture(err));
+  const log = vi
+    .spyOn(console, "log")
+    .mockImplementation((m: unknown) => void out.push(`${String(m)}\n`));
+  let status: number;
+  try {
+    status = await (name === "validate" ? validateMain : synthMain)(rest);
+  } catch (error) {
+    if (!isMcpfleetError(error)) throw error;
+    err.push(error.message);
+    status = error.code === "ERR_USAGE" ? 2 : 1;
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    log.mockRestore();
+  }
+  return { status, stdout: out.join(""), stderr: err.join("") };
+}
+
+/** The real command line, for exit codes set by src/cli/main.ts. */
+function spawnMcpfleet(...args: string[]): {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+} {
+  const r = spawnSync(
+    process.execPath,
+    ["--import", "tsx", join(root, "src/cli/main.ts"), ...args],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  );
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function listFiles(dir: string, prefix = ""): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory()
+        ? listFiles(join(dir, e.name), `${prefix}${e.name}/`)
+        : [`${prefix}${e.name}`],
+    )
+    .sort();
+}
+
+const INVALID = `apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPServer
+metadata:
+  name: broken
+spec:
+  transport: carrier-pigeon
+`;
+
+describe("mcpfleet synth", () => {
+  const work = mkdtempSync(join(tmpdir(), "synth-cli-"));
+
+  it("renders the examples into one file per namespace plus the install bundle, skipping registry configs", async () => {
+    const out = join(work, "dist");
+    const r = await mcpfleet("synth", examples, "-o", out);
+    expect(r.stderr).toContain("file(s) written");
+    expect(r.status).toBe(0);
+    expect(listFiles(out)).toEqual([
+      "default.yaml",
+      "install/00-crds.yaml",
+      "install/01-controller.yaml",
+    ]);
+    const text = readFileSync(join(out, "default.yaml"), "utf8");
+    expect(text).toContain("name: mcp-github-proxy");
+    expect(text).not.toContain("kind: MCPServer\n");
+    // Same input, same bytes.
+    const out2 = join(work, "dist2");
+    expect((await mcpfleet("synth", examples, "-o", out2)).status).toBe(0);
+    for (const f of listFiles(out)) {
+      expect(readFileSync(join(out2, f), "utf8")).toBe(readFileSync(join(out, f), "utf8"));
+    }
+  });
+
+  it("prints validate's errors, exits 1 and leaves the output directory untouched when invalid", async () => {
+    const input = join(work, "invalid");
+    mkdirSync(input);
+    writeFileSync(join(input, "broken.yaml"), INVALID);
+    const out = join(work, "kept");
+    mkdirSync(out);
+    writeFileSync(join(out, "previous.yaml"), "previous\n");
+    const r = await mcpfleet("synth", examples, input, "-o", out);
+    expect(r.status).toBe(1);
+    const v = await mcpfleet("validate", examples, input);
+    expect(v.status).toBe(1);
+    expect(r.stdout).toBe(v.stdout);
+    expect(r.stdout).toContain("broken");
+    expect(r.stderr).toContain("nothing written");
+    expect(listFiles(out)).toEqual(["previous.yaml"]);
+    const fresh = join(work, "never");
+    expect((await mcpfleet("synth", input, "-o", fresh)).status).toBe(1);
+    expect(existsSync(fresh)).toBe(false);
+  });
+
+  it("replaces a previous output whole", async () => {
+    const out = join(work, "replaced");
+    mkdirSync(out);
+    writeFileSync(join(out, "stale.yaml"), "stale\n");
+    const r = await mcpfleet("synth", join(examples, "resources"), "-o", out, "--no-install");
+    expect(r.status).toBe(0);
+    expect(listFiles(out)).toEqual(["default.yaml"]);
+  });
+
+  it("--status prints the computed status; --namespace and image flags apply", async () => {
+    const out = join(work, "status");
+    const r = await mcpfleet(
+      "synth",
+      join(examples, "resources", "mcpserver-sse.yaml"),
+      "-o",
+      out,
+      "--status",
+      "--namespace",
+      "tools",
+      "--runner-image",
+      "registry.local/runner:1",
+      "--no-install",
+    );
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(
+      "url: http://mcp-yardstick-proxy.tools.svc.cluster.local:8080/sse#yardstick",
+    );
+    expect(r.stdout).toContain("phase: Pending");
+    expect(listFiles(out)).toEqual(["tools.yaml"]);
+    expect(readFileSync(join(out, "tools.yaml"), "utf8")).toContain(
+      "image: registry.local/runner:1",
+    );
+  });
+
+  it("exits 2 for usage errors and unreadable paths", async () => {
+    expect(spawnMcpfleet("synth", "--no-such-flag").status).toBe(2);
+    expect((await mcpfleet("synth", "--runner-image", "", examples)).status).toBe(2);
+    const missing = await mcpfleet("synth", join(work, "does-not-exist"), "-o", join(work, "x"));
+    expect(missing.status).toBe(2);
+    expect(existsSync(join(work, "x"))).toBe(false);
+  });
+});
