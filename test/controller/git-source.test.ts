@@ -136,6 +136,13 @@ describe("GitSource over HTTP (git http-backend)", () => {
     expect((await short.resolve()).commit).toBe(first);
   });
 
+  it("follows the remote's HEAD when no branch, tag or commit is given", async () => {
+    const src = source({ ref: {} });
+    const rev = await src.resolve();
+    expect(rev.commit).toBe(gitCmd(work, "rev-parse", "HEAD"));
+    expect(rev.ref).toBe("HEAD");
+  });
+
   it("reports a missing branch, tag, commit or path with ERR_GIT_REF_NOT_FOUND", async () => {
     expect(await code(source({ ref: { branch: "nope" } }).resolve())).toBe("ERR_GIT_REF_NOT_FOUND");
     expect(await code(source({ ref: { tag: "v404" } }).resolve())).toBe("ERR_GIT_REF_NOT_FOUND");

@@ -159,6 +159,15 @@ describe("controller HTTP server", () => {
     expect(tooBig.statusCode).toBe(413);
     expect(tooBig.json()).toMatchObject({ code: "ERR_PAYLOAD_TOO_LARGE" });
 
+    const bare = await app.inject({
+      method: "POST",
+      url: "/hook",
+      payload: body,
+      headers: { "x-hub-signature-256": sign(body), "x-github-event": "push" },
+    });
+    expect(bare.statusCode).toBe(202);
+    expect(pushes).toHaveLength(2);
+
     const form = `payload=${encodeURIComponent(body)}`;
     const viaForm = await app.inject({
       method: "POST",
@@ -171,7 +180,7 @@ describe("controller HTTP server", () => {
       },
     });
     expect(viaForm.statusCode).toBe(202);
-    expect(pushes).toHaveLength(2);
+    expect(pushes).toHaveLength(3);
     expect(pushes.every((p) => p.provider === "github" && p.ref === "refs/heads/main")).toBe(true);
   });
 
