@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderEmbeddingServer } from "../../src/synth/constructs/embeddingserver.js";
+import { renderVirtualMCPServer } from "../../src/synth/constructs/virtualmcpserver.js";
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { loadTexts, resourcesOfText } from "../../src/synth/load.js";
 import type { KubeObject, Resource } from "../../src/synth/model.js";
@@ -243,6 +244,45 @@ describe("EmbeddingServer", async () => {
       expect((c[probe] as { httpGet: unknown }).httpGet).toEqual({ path: "/health", port: "http" });
     }
     expect((c.startupProbe as { failureThreshold: number }).failureThreshold).toBeGreaterThan(60);
+  });
+
+  it("shortens a long name so the StatefulSet's pods can be labelled, and the optimizer URL follows", async () => {
+    const long = `embeddings-${"x".repeat(50)}`;
+    const text = [
+      MINIMAL.replace("name: small", `name: ${long}`),
+      "apiVersion: toolhive.stacklok.dev/v1alpha1",
+      "kind: MCPGroup",
+      "metadata: {name: g}",
+      "---",
+      "apiVersion: toolhive.stacklok.dev/v1alpha1",
+      "kind: VirtualMCPServer",
+      "metadata: {name: v}",
+      "spec:",
+      "  groupRef: g",
+      "  incomingAuth: {type: anonymous}",
+      `  embeddingServerRef: {name: ${long}}`,
+    ].join("\n");
+    const result = await loadTexts(
+      [{ name: "long.yaml", text: text.replace("spec: {}", "spec: {}\n---") }],
+      {
+        namespace: "ml",
+      },
+    );
+    expect(result.valid).toBe(true);
+    const objects = synthesize(result.resources, undefined, {
+      ...only,
+      VirtualMCPServer: renderVirtualMCPServer,
+    }).objects;
+    const set = objects.find((o) => o.kind === "StatefulSet");
+    const name = set?.metadata.name ?? "";
+    expect(name.length).toBeLessThanOrEqual(52);
+    expect(`${name}-0123456789`.length).toBeLessThanOrEqual(63);
+    expect(objects.find((o) => o.kind === "Service" && o.metadata.name === name)).toBeDefined();
+    const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "v-vmcp-config");
+    expect((cm?.data as Record<string, string>)["config.yaml"]).toContain(
+      `embeddingService: http://${name}.ml.svc.cluster.local:8080`,
+    );
+    expect(checkObjects(objects)).toEqual([]);
   });
 
   it("passes the Kubernetes checks", () => {

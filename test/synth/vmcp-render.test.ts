@@ -403,6 +403,12 @@ describe("VirtualMCPServer: workload objects", () => {
     expect(rules.flatMap((r) => r.resources)).not.toContain("secrets");
   });
 
+  it("gives the created ServiceAccount the image pull secrets of resourceOverrides", () => {
+    expect(find(objects, "ServiceAccount", "gateway-vmcp").imagePullSecrets).toEqual([
+      { name: "regcred" },
+    ]);
+  });
+
   it("writes replicas only when set", () => {
     expect((find(objects, "Deployment", "gateway").spec as Record<string, unknown>).replicas).toBe(
       3,

@@ -3,7 +3,7 @@ import type { Construct } from "constructs";
 import type { KindRenderer } from "../context.js";
 import { selectorLabels, workloadLabels } from "../labels.js";
 import { type KubeObject } from "../model.js";
-import { dnsLabel } from "../names.js";
+import { shorten } from "../names.js";
 import {
   applyResourceOverrides,
   type Container,
@@ -23,8 +23,14 @@ export const DEFAULT_EMBEDDING_PORT = 8080;
 export const MODEL_CACHE_PATH = "/data";
 const APP = "embeddingserver";
 
-/** Name of the StatefulSet and of the Service (a DNS label: StatefulSet pods take it as prefix). */
-export const embeddingServerName = (name: string): string => dnsLabel(name);
+/**
+ * Longest StatefulSet name whose pods can be created: the StatefulSet controller labels each pod
+ * `controller-revision-hash: <name>-<10-character hash>`, and a label value has at most 63.
+ */
+export const STATEFULSET_NAME_MAX = 52;
+
+/** Name of the StatefulSet and of its Service, shortened deterministically when too long. */
+export const embeddingServerName = (name: string): string => shorten(name, STATEFULSET_NAME_MAX);
 
 /**
  * Renders an EmbeddingServer: StatefulSet and Service `<n>`, container `embedding` running the

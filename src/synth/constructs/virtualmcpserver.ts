@@ -8,6 +8,7 @@ import { contentHash } from "../hash.js";
 import { selectorLabels, workloadLabels } from "../labels.js";
 import { groupName, type KubeObject, type Resource, type ResourceSet } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
+import { embeddingServerName } from "./embeddingserver.js";
 import {
   applyResourceOverrides,
   type Container,
@@ -43,7 +44,7 @@ export function vmcpUrl(name: string, namespace: string): string {
 /** In-cluster base URL of an EmbeddingServer's Service. */
 export function embeddingServerUrl(es: Resource<"EmbeddingServer">): string {
   const port = es.spec?.port ?? 8080;
-  return `http://${dnsLabel(es.metadata.name)}.${es.metadata.namespace}.svc.cluster.local:${port}`;
+  return `http://${embeddingServerName(es.metadata.name)}.${es.metadata.namespace}.svc.cluster.local:${port}`;
 }
 
 type Transport = "sse" | "streamable-http";
@@ -630,10 +631,14 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
   });
 
   if (serviceAccount === vmcpRbacName(name)) {
+    const pullSecrets = (spec.resourceOverrides?.proxyDeployment?.imagePullSecrets ?? [])
+      .filter((s): s is { name: string } => s.name !== undefined)
+      .map((s) => ({ name: s.name }));
     emit(scope, name, {
       apiVersion: "v1",
       kind: "ServiceAccount",
       metadata: { name: serviceAccount, labels },
+      ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),
     });
   }
   emit(scope, name, {
