@@ -1,5 +1,3 @@
-import { ApiObject } from "cdk8s";
-import type { Construct } from "constructs";
 import type { KindRenderer } from "../context.js";
 import { selectorLabels, workloadLabels } from "../labels.js";
 import { type KubeObject } from "../model.js";
@@ -15,6 +13,7 @@ import {
   type PodTemplate,
   secretEnv,
 } from "../pod.js";
+import { emit } from "./common.js";
 
 export const EMBEDDING_CONTAINER = "embedding";
 export const DEFAULT_EMBEDDING_MODEL = "BAAI/bge-small-en-v1.5";
@@ -125,7 +124,7 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
     });
   }
 
-  emit(scope, name, {
+  emit(scope, resource, {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name: objectName, ...serviceMeta },
@@ -135,7 +134,7 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
       ports: [{ name: "http", port, targetPort: "http", protocol: "TCP" }],
     },
   });
-  emit(scope, name, {
+  emit(scope, resource, {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
     metadata: { name: objectName, ...setMeta },
@@ -150,8 +149,3 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
     },
   });
 };
-
-/** Adds an object; construct ids carry the owning resource, so two owners never clash. */
-function emit(scope: Construct, owner: string, obj: KubeObject): void {
-  new ApiObject(scope, `embeddingserver--${owner}--${obj.kind}--${obj.metadata.name}`, obj);
-}

@@ -1,12 +1,10 @@
-import { ApiObject } from "cdk8s";
-import type { Construct } from "constructs";
 import { stringify } from "yaml";
 import type * as T from "../../../generated/types.js";
 import { API_GROUP } from "../../schema/kinds.js";
 import type { KindRenderer } from "../context.js";
 import { contentHash } from "../hash.js";
 import { selectorLabels, workloadLabels } from "../labels.js";
-import type { KubeObject, Resource } from "../model.js";
+import type { Resource } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
 import {
   type Container,
@@ -16,6 +14,7 @@ import {
   type PodSpec,
   type PodTemplate,
 } from "../pod.js";
+import { emit, emitRbac, READ_VERBS } from "./common.js";
 import { CONFIG_CHECKSUM_ANNOTATION } from "./virtualmcpserver.js";
 
 export const REGISTRY_CONTAINER = "registry-api";
@@ -196,12 +195,6 @@ export function registryConfigYaml(resource: Resource<"MCPRegistry">): string {
   });
 }
 
-function emit(scope: Construct, owner: string, obj: KubeObject): void {
-  new ApiObject(scope, `mcpregistry--${owner}--${obj.kind}--${obj.metadata.name}`, obj);
-}
-
-const READ = ["get", "list", "watch"];
-
 /**
  * Renders an MCPRegistry: ConfigMap `<n>-registry-server-config` (config.yaml), Deployment and
  * Service `<n>-api` (container `registry-api`), ServiceAccount, Role and RoleBinding
@@ -210,7 +203,6 @@ const READ = ["get", "list", "watch"];
 export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, context) => {
   const spec = resource.spec;
   const name = resource.metadata.name;
-  const namespace = resource.metadata.namespace;
   const labels = workloadLabels(APP, name);
   const selector = selectorLabels(APP, name);
   const configYaml = registryConfigYaml(resource);
@@ -218,44 +210,27 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
   const configMapName = registryConfigMapName(name);
   const rbacName = registryRbacName(name);
 
-  emit(scope, name, {
+  emit(scope, resource, {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: { name: configMapName, labels },
     data: { "config.yaml": configYaml },
   });
-  emit(scope, name, {
-    apiVersion: "v1",
-    kind: "ServiceAccount",
-    metadata: { name: rbacName, labels },
-  });
-  emit(scope, name, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "Role",
-    metadata: { name: rbacName, labels },
-    rules: [
-      {
-        apiGroups: [API_GROUP],
-        resources: ["mcpservers", "mcpremoteproxies", "virtualmcpservers", "mcpserverentries"],
-        verbs: READ,
-      },
-      { apiGroups: [""], resources: ["services"], verbs: READ },
-      {
-        apiGroups: ["coordination.k8s.io"],
-        resources: ["leases"],
-        verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
-      },
-      { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
-      { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
-    ],
-  });
-  emit(scope, name, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "RoleBinding",
-    metadata: { name: rbacName, labels },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: rbacName },
-    subjects: [{ kind: "ServiceAccount", name: rbacName, namespace }],
-  });
+  emitRbac(scope, resource, rbacName, labels, [
+    {
+      apiGroups: [API_GROUP],
+      resources: ["mcpservers", "mcpremoteproxies", "virtualmcpservers", "mcpserverentries"],
+      verbs: READ_VERBS,
+    },
+    { apiGroups: [""], resources: ["services"], verbs: READ_VERBS },
+    {
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
+    },
+    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+    { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+  ]);
 
   const env: EnvVar[] = [
     { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
@@ -346,7 +321,7 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
   };
   const deploymentAnnotations =
     spec.displayName !== undefined ? { "mcpfleet.dev/display-name": spec.displayName } : undefined;
-  emit(scope, name, {
+  emit(scope, resource, {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: {
@@ -359,7 +334,7 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
       template: mergePodTemplate(base, spec.podTemplateSpec, REGISTRY_CONTAINER),
     },
   });
-  emit(scope, name, {
+  emit(scope, resource, {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name: registryApiName(name), labels },

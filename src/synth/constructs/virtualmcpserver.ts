@@ -1,13 +1,12 @@
-import { ApiObject } from "cdk8s";
-import type { Construct } from "constructs";
 import { stringify } from "yaml";
 import type * as T from "../../../generated/types.js";
 import { API_GROUP } from "../../schema/kinds.js";
 import type { KindRenderer } from "../context.js";
 import { contentHash } from "../hash.js";
 import { selectorLabels, workloadLabels } from "../labels.js";
-import { groupName, type KubeObject, type Resource, type ResourceSet } from "../model.js";
+import { groupName, type Resource, type ResourceSet } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
+import { emit, emitRbac, READ_VERBS } from "./common.js";
 import { embeddingServerName } from "./embeddingserver.js";
 import {
   applyResourceOverrides,
@@ -593,13 +592,6 @@ export function vmcpConfigYaml(config: T.VirtualMCPConfig): string {
   return stringify(config, { lineWidth: 0, sortMapEntries: true, aliasDuplicateObjects: false });
 }
 
-/** Adds an object; construct ids carry the owning resource, so two owners never clash. */
-function emit(scope: Construct, owner: string, obj: KubeObject): void {
-  new ApiObject(scope, `virtualmcpserver--${owner}--${obj.kind}--${obj.metadata.name}`, obj);
-}
-
-const READ = ["get", "list", "watch"];
-
 /**
  * Renders a VirtualMCPServer: ConfigMap `<n>-vmcp-config`, Deployment `<n>` (container `vmcp`),
  * Service `vmcp-<n>`, ServiceAccount (unless one is named), Role and RoleBinding `<n>-vmcp`.
@@ -623,29 +615,22 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
       ? spec.serviceAccount
       : vmcpRbacName(name);
 
-  emit(scope, name, {
+  emit(scope, resource, {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: { name: configMapName, labels },
     data: { "config.yaml": configYaml },
   });
 
-  if (serviceAccount === vmcpRbacName(name)) {
-    const pullSecrets = (spec.resourceOverrides?.proxyDeployment?.imagePullSecrets ?? [])
-      .filter((s): s is { name: string } => s.name !== undefined)
-      .map((s) => ({ name: s.name }));
-    emit(scope, name, {
-      apiVersion: "v1",
-      kind: "ServiceAccount",
-      metadata: { name: serviceAccount, labels },
-      ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),
-    });
-  }
-  emit(scope, name, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "Role",
-    metadata: { name: vmcpRbacName(name), labels },
-    rules: [
+  const pullSecrets = (spec.resourceOverrides?.proxyDeployment?.imagePullSecrets ?? [])
+    .filter((s): s is { name: string } => s.name !== undefined)
+    .map((s) => ({ name: s.name }));
+  emitRbac(
+    scope,
+    resource,
+    vmcpRbacName(name),
+    labels,
+    [
       {
         apiGroups: [API_GROUP],
         resources: [
@@ -658,26 +643,21 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
           "virtualmcpcompositetooldefinitions",
           "virtualmcpservers",
         ],
-        verbs: READ,
+        verbs: READ_VERBS,
       },
       {
         apiGroups: [API_GROUP],
         resources: ["virtualmcpservers/status"],
         verbs: ["get", "update", "patch"],
       },
-      { apiGroups: [""], resources: ["services", "configmaps"], verbs: READ },
+      { apiGroups: [""], resources: ["services", "configmaps"], verbs: READ_VERBS },
       { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
     ],
-  });
-  emit(scope, name, {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "RoleBinding",
-    metadata: { name: vmcpRbacName(name), labels },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: vmcpRbacName(name) },
-    subjects: [
-      { kind: "ServiceAccount", name: serviceAccount, namespace: resource.metadata.namespace },
-    ],
-  });
+    {
+      ...(serviceAccount !== vmcpRbacName(name) ? { serviceAccount } : {}),
+      ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),
+    },
+  );
 
   const env: ContainerEnv[] = [
     { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
@@ -744,7 +724,7 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
     },
     spec.resourceOverrides,
   );
-  emit(scope, name, {
+  emit(scope, resource, {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name: vmcpDeploymentName(name), ...deploymentMeta },
@@ -754,7 +734,7 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
       template: podTemplate,
     },
   });
-  emit(scope, name, {
+  emit(scope, resource, {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name: vmcpServiceName(name), ...serviceMeta },
