@@ -112,14 +112,17 @@ function toEntry(r: Record<string, unknown>): StoredEntry {
   return e;
 }
 
-/** The registry view: entries of the given sources; a name is served from its first source. */
-const VIEW = `
-WITH src AS (SELECT s, o FROM unnest($1::text[]) WITH ORDINALITY AS t(s, o)),
-win AS (
-  SELECT e.name, min(src.o) AS o FROM entries e JOIN src ON src.s = e.source GROUP BY e.name
-)`;
-const VIEW_FROM = `entries e JOIN src ON src.s = e.source
-  JOIN win ON win.name = e.name AND win.o = src.o`;
+/**
+ * The registry view over sources $1 (ordered): an entry is hidden when an earlier source of the
+ * view has its name. Written as an anti-join so that an ordered, limited read walks the
+ * (name, version) index and stops early.
+ */
+function viewCondition(sources: string[]): string {
+  if (sources.length <= 1) return `e.source = ANY($1::text[])`;
+  return `e.source = ANY($1::text[]) AND NOT EXISTS (
+    SELECT 1 FROM entries p WHERE p.name = e.name AND p.source = ANY($1::text[])
+      AND array_position($1::text[], p.source::text) < array_position($1::text[], e.source::text))`;
+}
 
 export class Store {
   private generationValue = 0;
@@ -425,7 +428,7 @@ export class Store {
         latestVersions.push(l);
       }
     }
-    return this.write(async (tx) => {
+    const n = await this.write(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`mcpfleet-source:${source}`]);
       const exists = await tx.query(`SELECT 1 FROM sources WHERE name = $1`, [source]);
       if (exists.rows.length === 0) {
@@ -471,6 +474,10 @@ export class Store {
       );
       return n;
     });
+    // Fresh planner statistics after a bulk replace (the embedded store has no autovacuum; on
+    // PostgreSQL a non-owner gets a warning and autovacuum does it).
+    await this.db.query(`ANALYZE entries`).catch(() => undefined);
+    return n;
   }
 
   // ---- managed entries -------------------------------------------------------------------
@@ -557,7 +564,7 @@ export class Store {
   /** One page of a registry view, ordered by (name, version). */
   async listEntries(sources: string[], q: ListQuery): Promise<StoredEntry[]> {
     const params: unknown[] = [sources];
-    const where: string[] = [];
+    const where: string[] = [viewCondition(sources)];
     if (q.after !== undefined) {
       params.push(q.after.name, q.after.version);
       where.push(`(e.name, e.version) > ($${params.length - 1}, $${params.length})`);
@@ -573,8 +580,7 @@ export class Store {
     if (q.latestOnly === true) where.push(`e.is_latest`);
     params.push(q.limit);
     const r = await this.db.query(
-      `${VIEW} SELECT ${ENTRY_COLUMNS} FROM ${VIEW_FROM}
-       ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+      `SELECT ${ENTRY_COLUMNS} FROM entries e WHERE ${where.join(" AND ")}
        ORDER BY e.name, e.version LIMIT $${params.length}`,
       params,
     );
@@ -584,11 +590,7 @@ export class Store {
   /** Every version of a name in a registry view (from the first source that has it). */
   async listVersions(sources: string[], name: string): Promise<StoredEntry[]> {
     const r = await this.db.query(
-      `WITH src AS (SELECT s, o FROM unnest($1::text[]) WITH ORDINALITY AS t(s, o)),
-       first AS (SELECT min(src.o) AS o FROM entries e JOIN src ON src.s = e.source
-                 WHERE e.name = $2)
-       SELECT ${ENTRY_COLUMNS} FROM entries e JOIN src ON src.s = e.source
-       JOIN first ON first.o = src.o WHERE e.name = $2`,
+      `SELECT ${ENTRY_COLUMNS} FROM entries e WHERE e.name = $2 AND ${viewCondition(sources)}`,
       [sources, name],
     );
     return r.rows.map(toEntry).sort((a, b) => compareVersions(b.version, a.version));
