@@ -235,6 +235,28 @@ describe("VirtualMCPServer: the rendered configuration", () => {
     );
   });
 
+  it("defaults to discovered: each backend's own externalAuthConfigRef", () => {
+    const plain = configOf(objects, "plain-vmcp-config") as T.VirtualMCPConfig;
+    expect(plain.outgoingAuth).toEqual({
+      source: "inline",
+      backends: {
+        alpha: {
+          type: "header_injection",
+          headerInjection: {
+            headerName: "X-API-Key",
+            headerValueEnv: "VMCP_AUTH_HEADER_HEADER_VALUE",
+          },
+        },
+      },
+    });
+    expect(
+      envOf(objects, "plain").get("VMCP_AUTH_HEADER_HEADER_VALUE")?.valueFrom?.secretKeyRef,
+    ).toEqual({
+      name: "header-secret",
+      key: "value",
+    });
+  });
+
   it("warns, and sends no credentials, for an auth type a backend cannot use (awsSts)", () => {
     const set = new ResourceSet(resources);
     const build = buildVmcpConfig(
