@@ -177,23 +177,33 @@ describe("mcpfleet controller --once --target dir:PATH", () => {
       },
       "break",
     );
-    const broken = await mcpfleet(args);
-    expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^fleet\/mcpserver-github\.yaml:\d+:\d+: .*\/spec\/transport/m);
-    expect(broken.stderr).toMatch(/is invalid \(\d+ errors\); nothing was applied/);
+    // The same command in-process (main's argument parsing and runController), to save a start-up.
+    const lines: string[] = [];
+    const config = parseControllerArgs(args.slice(1));
+    if (config === undefined) throw new Error("no config");
+    const code = await runController(config, {
+      stdout: (l) => lines.push(l),
+      stderr: (l) => lines.push(l),
+    });
+    expect(code).toBe(1);
+    const stderr = lines.join("\n");
+    expect(stderr).toMatch(/^fleet\/mcpserver-github\.yaml:\d+:\d+: .*\/spec\/transport/m);
+    expect(stderr).toMatch(/is invalid \(\d+ errors\); nothing was applied/);
     expect(snapshot(out)).toEqual(files);
   }, 60_000);
 
   it("exits 2 on a usage error and 1 with ERR_NOT_IMPLEMENTED for --target cluster", async () => {
-    const usage = await mcpfleet(["controller", "--repo", "file:///x", "--interval", "soon"]);
+    const [usage, cluster, help] = await Promise.all([
+      mcpfleet(["controller", "--repo", "file:///x", "--interval", "soon"]),
+      mcpfleet(["controller", "--once", "--repo", "file:///x"]),
+      mcpfleet(["controller", "--help"]),
+    ]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--interval.*\(ERR_USAGE\)/);
-    const cluster = await mcpfleet(["controller", "--once", "--repo", "file:///x"]);
     expect(cluster.code).toBe(1);
     expect(cluster.stderr).toMatch(
       /--target cluster is not available yet.*\(ERR_NOT_IMPLEMENTED\)/,
     );
-    const help = await mcpfleet(["controller", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--webhook-secret-file/);
   }, 60_000);
