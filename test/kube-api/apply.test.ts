@@ -191,6 +191,25 @@ describe("server-side apply", () => {
     expect(managersOf(again).find((o) => o.manager === "editor")).toBeUndefined();
   });
 
+  test("managedFields: [{}] in an update clears the recorded ownership", async () => {
+    await apply(configMap("reset", { a: "1" }));
+    const cleared = await client.patch(
+      {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "reset", namespace: "default", managedFields: [{}] },
+      },
+      undefined,
+      undefined,
+      "resetter",
+      undefined,
+      PatchStrategy.MergePatch,
+    );
+    expect(cleared.metadata?.managedFields).toBeUndefined();
+    const reapplied = await apply(configMap("reset", { b: "2" }));
+    expect(reapplied.data).toEqual({ a: "1", b: "2" });
+  });
+
   test("status applied to the main resource is ignored; through /status it is kept", async () => {
     const d = await apply({ ...deployment("stat"), status: { readyReplicas: 3 } });
     expect(d.status).toBeUndefined();

@@ -120,12 +120,14 @@ export class Cluster {
     this.timers.add(handle);
   }
 
-  /** The object as a client sees it through `version`: a copy with that apiVersion. */
+  /** The object as a client sees it through `version`: a deep copy with that apiVersion. */
   present(type: ResourceType, version: string, obj: KObject): KObject {
-    const out = clone(obj);
-    out.apiVersion = groupVersion(type.group, version);
-    out.kind = type.kind;
-    return out;
+    return clone(this.view(type, version, obj));
+  }
+
+  /** Like present, but sharing the stored data: only for serializing a response at once. */
+  view(type: ResourceType, version: string, obj: KObject): KObject {
+    return { ...obj, apiVersion: groupVersion(type.group, version), kind: type.kind };
   }
 
   get(type: ResourceType, namespace: string | undefined, name: string): KObject | undefined {
@@ -156,10 +158,12 @@ export class Cluster {
     const gv = groupVersion(type.group, version);
     let next = args.next;
     const warnings: string[] = [];
+    // managedFields sent back as read are ignored; changed ones replace the recorded ownership.
+    const ownership = (o: KObject | undefined) =>
+      canonical((o?.metadata?.managedFields ?? []).map((m) => ({ ...m, time: "" })));
     const explicitManagedFields =
       Array.isArray(next.metadata?.managedFields) &&
-      (old === undefined ||
-        canonical(next.metadata?.managedFields) !== canonical(old.metadata?.managedFields));
+      (old === undefined || ownership(next) !== ownership(old));
     const requestedManagers = explicitManagedFields ? readManagers(next) : undefined;
 
     if (old) {

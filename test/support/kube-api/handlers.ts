@@ -18,7 +18,7 @@ import { jsonPatch, mergePatch, strategicMergePatch } from "./patch.js";
 import { type ResourceType, groupVersion, storageKey } from "./resource-type.js";
 import type { ResourceRequest } from "./router.js";
 import { type Selector, parseFieldSelector, parseLabelSelector } from "./selectors.js";
-import { type KObject, clone, isRecord } from "./types.js";
+import { type KObject, isRecord } from "./types.js";
 
 export interface Reply {
   status: number;
@@ -39,8 +39,13 @@ function parseBody(call: Call): unknown {
   const text = call.body.toString("utf8");
   if (text.trim() === "") throw badRequest("the request body is empty");
   try {
-    if (call.contentType.includes("yaml")) return parseYaml(text) as unknown;
-    return JSON.parse(text) as unknown;
+    if (!call.contentType.includes("yaml")) return JSON.parse(text) as unknown;
+    // YAML is a superset of JSON; clients mostly send JSON even for apply.
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return parseYaml(text) as unknown;
+    }
   } catch (err) {
     throw badRequest(`the body of the request could not be decoded: ${(err as Error).message}`);
   }
@@ -137,7 +142,7 @@ function existing(cluster: Cluster, req: ResourceRequest): KObject {
 export function handleGet(cluster: Cluster, call: Call): Reply {
   const req = call.request;
   if (req.type.namespaced && req.namespace === undefined) throw notFound(req.type, req.name!);
-  return { status: 200, body: cluster.present(req.type, req.version, existing(cluster, req)) };
+  return { status: 200, body: cluster.view(req.type, req.version, existing(cluster, req)) };
 }
 
 export function selectors(type: ResourceType, query: Record<string, string>): Selector[] {
@@ -149,7 +154,7 @@ export function selectors(type: ResourceType, query: Record<string, string>): Se
 
 /** A list item: built-in lists omit apiVersion and kind on items, custom resource lists keep them. */
 function listItem(cluster: Cluster, type: ResourceType, version: string, obj: KObject): KObject {
-  const item = cluster.present(type, version, obj);
+  const item = cluster.view(type, version, obj);
   if (type.builtin) {
     delete item.apiVersion;
     delete item.kind;
@@ -243,7 +248,7 @@ export function handleCreate(cluster: Cluster, call: Call): Reply {
   });
   return {
     status: 201,
-    body: cluster.present(req.type, req.version, result.object),
+    body: cluster.view(req.type, req.version, result.object),
     headers: warningHeaders(result.warnings, call),
   };
 }
@@ -275,7 +280,7 @@ export function handleUpdate(cluster: Cluster, call: Call): Reply {
   });
   return {
     status: 200,
-    body: cluster.present(req.type, req.version, result.object),
+    body: cluster.view(req.type, req.version, result.object),
     headers: warningHeaders(result.warnings, call),
   };
 }
@@ -326,7 +331,7 @@ export function handlePatch(cluster: Cluster, call: Call): Reply {
   });
   return {
     status: 200,
-    body: cluster.present(req.type, req.version, result.object),
+    body: cluster.view(req.type, req.version, result.object),
     headers: warningHeaders(result.warnings, call),
   };
 }
@@ -421,7 +426,7 @@ function apply(cluster: Cluster, call: Call): Reply {
   warnings.push(...result.warnings.filter((w) => !warnings.includes(w)));
   return {
     status: old ? 200 : 201,
-    body: cluster.present(req.type, req.version, result.object),
+    body: cluster.view(req.type, req.version, result.object),
     headers: warningHeaders(warnings, call),
   };
 }
@@ -464,7 +469,7 @@ function deletedReply(
   gone: boolean,
 ): Reply {
   if (!gone || !req.type.builtin) {
-    return { status: 200, body: cluster.present(req.type, req.version, object) };
+    return { status: 200, body: cluster.view(req.type, req.version, object) };
   }
   const details: Record<string, unknown> = {
     name: object.metadata?.name,
@@ -531,7 +536,7 @@ export function handleDeleteCollection(cluster: Cluster, call: Call): Reply {
       kind: req.type.listKind,
       apiVersion: groupVersion(req.type.group, req.version),
       metadata: { resourceVersion: cluster.store.resourceVersion },
-      items: deleted.map((o) => clone(cluster.present(req.type, req.version, o))),
+      items: deleted.map((o) => cluster.view(req.type, req.version, o)),
     },
   };
 }

@@ -75,8 +75,15 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** Deep copy of JSON data (objects, arrays, scalars). */
 export function clone<T>(value: T): T {
-  return structuredClone(value);
+  if (Array.isArray(value)) return value.map(clone) as T;
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) out[key] = clone((value as Record<string, unknown>)[key]);
+    return out as T;
+  }
+  return value;
 }
 
 /** Seconds-precision RFC 3339 time, as metav1.Time serializes. */

@@ -44,7 +44,7 @@ export function serveWatch(
   const deliver = (event: StoreEvent): void => {
     if (event.key !== key) return;
     const now = matches(event.object);
-    const present = () => cluster.present(type, version, event.object);
+    const present = () => cluster.view(type, version, event.object);
     if (event.type === "MODIFIED" && event.previous) {
       const before = matches(event.previous);
       if (before && now) send("MODIFIED", present());
@@ -65,7 +65,7 @@ export function serveWatch(
   }
   if (rvParam === undefined || rvParam === "" || rvParam === "0") {
     for (const obj of cluster.store.list(key, namespace))
-      if (matches(obj)) send("ADDED", cluster.present(type, version, obj));
+      if (matches(obj)) send("ADDED", cluster.view(type, version, obj));
   } else {
     for (const event of replay) deliver(event);
   }
