@@ -43,6 +43,7 @@ export class Reconciler {
   private readonly log: Logger;
   private lastAppliedAt = 0;
   private lastInvalid: string | undefined;
+  private lastDryRun: string | undefined;
 
   constructor(opts: ReconcilerOptions) {
     this.opts = opts;
@@ -73,15 +74,19 @@ export class Reconciler {
     } catch (err) {
       return this.fail("fetch", err);
     }
+    // Drift correction re-applies the revision in place; it never revisits an invalid one.
     const driftDue =
       this.opts.driftIntervalMs !== undefined &&
+      this.lastAppliedAt > 0 &&
       this.now() - this.lastAppliedAt >= this.opts.driftIntervalMs;
-    if (!opts.force && !driftDue) {
-      if (status.lastAppliedRevision === revision.commit) {
+    if (opts.force !== true) {
+      if (status.lastAppliedRevision === revision.commit && !driftDue) {
         status.unchanged(revision.commit);
         return { kind: "unchanged", revision };
       }
-      if (this.lastInvalid === revision.commit) return { kind: "unchanged", revision };
+      if (this.lastInvalid === revision.commit || this.lastDryRun === revision.commit) {
+        return { kind: "unchanged", revision };
+      }
     }
     const started = this.now();
     status.attempted(revision.commit);
@@ -130,6 +135,10 @@ export class Reconciler {
           this.log.info({ revision: revision.commit }, `${c.object} ${c.action} (dry run)`);
         }
       }
+      // A dry run's success is a render: the controller is ready, and the revision is done.
+      this.lastDryRun = revision.commit;
+      status.lastError = undefined;
+      status.ready = true;
       return { kind: "dry-run", revision, result };
     }
     this.lastAppliedAt = this.now();

@@ -8,7 +8,7 @@ import { GitSource, type Revision } from "../../src/controller/git-source.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { DirTarget } from "../../src/controller/render-target.js";
 import { ControllerStatus } from "../../src/controller/status.js";
-import { exampleRepo, tmp } from "./helpers.js";
+import { commitFiles, exampleRepo, tmp } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -45,6 +45,13 @@ describe("drift correction and source outages", () => {
     const outcome = await r.sync();
     expect(outcome.kind).toBe("applied");
     if (outcome.kind === "applied") expect(outcome.result.applied).toBeGreaterThan(0);
+    expect(readFileSync(file, "utf8")).toBe(good);
+
+    // An invalid head is reported once; drift correction does not validate it again.
+    commitFiles(repo.dir, { "fleet/broken.yaml": "kind: [\n" }, "break");
+    expect((await r.sync()).kind).toBe("invalid");
+    now += 2 * 3_600_000;
+    expect((await r.sync()).kind).toBe("unchanged");
     expect(readFileSync(file, "utf8")).toBe(good);
   }, 30_000);
 

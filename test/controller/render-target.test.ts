@@ -141,16 +141,21 @@ describe("render target through the reconciler", () => {
     });
     const empty = join(tmp("dry"), "out");
     const applier = new DirTarget(empty);
+    const dryStatus = new ControllerStatus(source.refName, applier.target);
     const r = new Reconciler({
       source,
       applier,
-      status: new ControllerStatus(source.refName, applier.target),
+      status: dryStatus,
       dryRun: true,
+      driftIntervalMs: 1,
     });
     const outcome = await r.sync();
     expect(outcome.kind).toBe("dry-run");
     if (outcome.kind === "dry-run") expect(outcome.result.applied).toBeGreaterThan(10);
     expect(existsSync(empty)).toBe(false);
+    expect(dryStatus.ready).toBe(true);
+    expect(dryStatus.lastAppliedRevision).toBeUndefined();
+    expect((await r.sync()).kind).toBe("unchanged");
   });
 });
 
