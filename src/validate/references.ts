@@ -99,8 +99,9 @@ export function checkReferences(
   const missing = options.allowMissingRefs ? "warning" : "error";
   for (const r of resources) {
     for (const pattern of patterns.get(r.kind) ?? []) checkPattern(r, pattern, index, missing);
+    const backends = new Map<string, Set<string>>();
     for (const pattern of WORKLOAD_PATTERNS[r.kind] ?? []) {
-      checkWorkloadPattern(r, pattern, index, missing);
+      checkWorkloadPattern(r, pattern, index, missing, backends);
     }
   }
   checkAudiences(resources, index);
@@ -178,8 +179,16 @@ function checkPattern(
 }
 
 /** Names of the static backends of the virtual-server configuration at `config`. */
-function staticBackends(value: unknown, config: readonly string[]): Set<string> {
+function staticBackends(
+  value: unknown,
+  config: readonly string[],
+  cache: Map<string, Set<string>>,
+): Set<string> {
+  const key = config.join("/");
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
   const names = new Set<string>();
+  cache.set(key, names);
   for (const found of valuesAt(value, [...config, "backends", "*", "name"])) {
     if (typeof found.value === "string") names.add(found.value);
   }
@@ -191,6 +200,7 @@ function checkWorkloadPattern(
   pattern: WorkloadPattern,
   index: ResourceIndex,
   missing: "error" | "warning",
+  cache: Map<string, Set<string>>,
 ): void {
   const names: { name: string; pointer: string; target: "value" | "key" }[] = [];
   for (const found of valuesAt(r.unit.value, pattern.segments)) {
@@ -208,7 +218,7 @@ function checkWorkloadPattern(
     }
   }
   if (names.length === 0) return;
-  const backends = staticBackends(r.unit.value, pattern.config);
+  const backends = staticBackends(r.unit.value, pattern.config, cache);
   for (const n of names) {
     if (n.name === "" || backends.has(n.name)) continue;
     if (WORKLOAD_KINDS.some((k) => index.get(k, r.namespace, n.name) !== undefined)) continue;

@@ -143,18 +143,21 @@ export function readFileCapped(path: string, maxBytes: number): ReadOutcome {
     const st = fstatSync(fd);
     if (st.isDirectory()) return { ok: false, kind: "io", message: "is a directory" };
     if (st.size > maxBytes) return { ok: false, kind: "content", message: tooLarge(maxBytes) };
-    // Read in chunks up to the cap (+1 to notice a file that grew or has no reliable size).
+    // Whole file in the first read when its size is known; pipes and devices in chunks. The
+    // cap is checked on every read, so a file that grows while being read is still cut off.
     const chunks: Buffer[] = [];
     let total = 0;
-    const chunk = Buffer.allocUnsafe(Math.min(Math.max(st.size, 4096), maxBytes + 1));
+    let size = Math.min(Math.max(st.isFile() ? st.size + 1 : 0, 64 * 1024), maxBytes + 1);
     for (;;) {
-      const n = readSync(fd, chunk, 0, chunk.length, null);
+      const buf = Buffer.allocUnsafe(size);
+      const n = readSync(fd, buf, 0, size, null);
       if (n === 0) break;
       total += n;
       if (total > maxBytes) return { ok: false, kind: "content", message: tooLarge(maxBytes) };
-      chunks.push(Buffer.from(chunk.subarray(0, n)));
+      chunks.push(n === size ? buf : buf.subarray(0, n));
+      size = Math.min(64 * 1024, maxBytes + 1);
     }
-    return decodeText(Buffer.concat(chunks, total));
+    return decodeText(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
   } catch (err) {
     return { ok: false, kind: "io", message: errnoMessage(err) };
   } finally {

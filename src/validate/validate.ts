@@ -146,6 +146,7 @@ async function validateText(file: string, text: string, ctx: Context): Promise<R
       await validateUnit(unit, ctx);
       results.push(unit.result);
     }
+    doc.release();
   }
   return results;
 }

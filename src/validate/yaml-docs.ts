@@ -5,7 +5,6 @@ import {
   type Document,
   type LineCounter as LineCounterType,
   type Node,
-  type ParsedNode,
   LineCounter,
   isAlias,
   isMap,
@@ -13,6 +12,7 @@ import {
   isScalar,
   isSeq,
   parseAllDocuments,
+  parseDocument,
 } from "yaml";
 import type { Issue } from "./types.js";
 
@@ -39,6 +39,11 @@ export interface ParsedDocument {
    * document: `lines` is true for a literal block scalar (`|`), whose lines map one to one.
    */
   scalarOrigin(pointer: string): { line: number; column: number; lines: boolean } | undefined;
+  /**
+   * Drops the node tree (kept only while the document's own levels run, so that a large set
+   * does not hold every tree in memory); later lookups parse the document's text again.
+   */
+  release(): void;
 }
 
 export interface ParseLimits {
@@ -108,17 +113,20 @@ const EMPTY_RANGE = 0;
  * Splits a file into documents and parses each with positions. Never throws: a failure of the
  * YAML library itself (stack exhaustion on absurd input) becomes an error on the first document.
  */
+const PARSE_OPTIONS = {
+  prettyErrors: false,
+  uniqueKeys: true,
+  // Keys are strings, as in JSON and Kubernetes; a list or mapping as a key is an error.
+  stringKeys: true,
+  logLevel: "silent",
+  strict: true,
+} as const;
+
 export function parseDocuments(text: string, limits: ParseLimits): ParsedDocument[] {
   const counter = new LineCounter();
   let docs: Document.Parsed[];
   try {
-    const parsed = parseAllDocuments(text, {
-      lineCounter: counter,
-      prettyErrors: false,
-      uniqueKeys: true,
-      logLevel: "silent",
-      strict: true,
-    });
+    const parsed = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter: counter });
     docs = Array.isArray(parsed) ? parsed : [];
   } catch (err) {
     return [brokenDocument(0, { line: 1, column: 1 }, `cannot parse: ${(err as Error).message}`)];
@@ -135,6 +143,7 @@ function brokenDocument(index: number, start: Position, message: string): Parsed
     warnings: [],
     locate: () => start,
     scalarOrigin: () => undefined,
+    release: () => undefined,
   };
 }
 
@@ -152,29 +161,44 @@ function buildDocument(
 ): ParsedDocument {
   const contents = doc.contents;
   const start = lineCol(counter, startOf(contents) ?? doc.range[0] ?? EMPTY_RANGE);
+  // While `live` is set, lookups walk the parsed tree; after release() the document's text is
+  // parsed again on the first lookup (offsets shifted by where the document starts).
+  let live: Document.Parsed | undefined = doc;
+  let base = 0;
+  const [docStart, , docEnd] = doc.range;
+  const tree = (): Document.Parsed => {
+    if (live === undefined) {
+      live = parseDocument(text.slice(docStart, docEnd), PARSE_OPTIONS);
+      base = docStart;
+    }
+    return live;
+  };
   const locate = (pointer: string, target: LocateTarget = "value"): Position => {
-    const found = walkPointer(doc, pointer);
+    const found = walkPointer(tree(), pointer);
     let node: Node | null = found.node;
     const leaf = isScalar(found.node) || isAlias(found.node);
     if (found.key !== null && (target === "key" || !found.complete || !leaf)) {
       node = found.key;
     }
     const offset = startOf(node);
-    return offset === undefined ? start : lineCol(counter, offset);
+    return offset === undefined ? start : lineCol(counter, base + offset);
   };
   const scalarOrigin = (pointer: string) => {
-    const found = walkPointer(doc, pointer);
+    const found = walkPointer(tree(), pointer);
     if (!found.complete || !isScalar(found.node)) return undefined;
-    const offset = startOf(found.node) ?? 0;
+    const offset = base + (startOf(found.node) ?? 0);
     if (found.node.type !== "BLOCK_LITERAL") return { ...lineCol(counter, offset), lines: false };
     // The header (`|`, `|-`, `|2`...) ends the line; the content starts on the next one, at the
     // indentation of its first non-blank line.
     const nl = text.indexOf("\n", offset);
     if (nl === -1) return { ...lineCol(counter, offset), lines: false };
     const first = lineCol(counter, nl + 1).line;
-    const rest = text.slice(nl + 1, (found.node.range?.[1] ?? text.length) + 1);
+    const rest = text.slice(nl + 1, base + (found.node.range?.[1] ?? text.length) + 1);
     const indent = /^(?:[ \t]*\r?\n)*( *)/.exec(rest)?.[1]?.length ?? 0;
     return { line: first, column: indent + 1, lines: true };
+  };
+  const release = (): void => {
+    live = undefined;
   };
   const errors: Issue[] = doc.errors.map((e) => ({
     path: "",
@@ -199,19 +223,9 @@ function buildDocument(
     warnings,
     locate,
     scalarOrigin,
+    release,
   };
   if (errors.length > 0) return result;
-
-  const keyProblem = findNonScalarKey(contents);
-  if (keyProblem !== undefined) {
-    errors.push({
-      path: "",
-      ...lineCol(counter, keyProblem),
-      message: "mapping keys must be strings, not lists or mappings",
-      level: "parse",
-    });
-    return result;
-  }
 
   let value: unknown;
   try {
@@ -255,25 +269,6 @@ function keyTextAt(text: string, offset: number): string {
   return JSON.stringify(key.startsWith('"') || key.startsWith("'") ? key.slice(1, -1) : key);
 }
 
-/** Offset of the first mapping key that is a collection (JSON and Kubernetes need string keys). */
-function findNonScalarKey(root: ParsedNode | null): number | undefined {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (isMap(node)) {
-      for (const pair of node.items) {
-        if (pair.key !== null && !isScalar(pair.key) && !isAlias(pair.key)) {
-          return startOf(pair.key as Node) ?? 0;
-        }
-        stack.push(pair.value);
-      }
-    } else if (isSeq(node)) {
-      for (const item of node.items) stack.push(item);
-    }
-  }
-  return undefined;
-}
-
 function escapeSegment(s: string): string {
   return s.replace(/~/g, "~0").replace(/\//g, "~1");
 }
@@ -284,35 +279,48 @@ function escapeSegment(s: string): string {
  * depth without recursion. Returns the pointer of the first node deeper than `maxDepth`.
  */
 function normalise(root: unknown, maxDepth: number): string | undefined {
-  const stack: { value: unknown; depth: number; path: string }[] = [
-    { value: root, depth: 0, path: "" },
-  ];
-  while (stack.length > 0) {
-    const { value, depth, path } = stack.pop()!;
+  // Depth only on the way (this runs on every document); the path only when too deep.
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  let tooDeep = false;
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop() ?? 0;
     if (value === null || typeof value !== "object") continue;
-    if (depth >= maxDepth) return path;
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const v: unknown = value[i];
-        if (v !== null && typeof v === "object") {
-          const plain = plainValue(v);
-          if (plain !== v) value[i] = plain;
-          stack.push({ value: plain, depth: depth + 1, path: `${path}/${i}` });
-        }
+    if (depth >= maxDepth) {
+      tooDeep = true;
+      break;
+    }
+    const container = value as Record<string, unknown>;
+    for (const key of Array.isArray(value) ? value.keys() : Object.keys(value)) {
+      const v = container[key];
+      if (v === null || typeof v !== "object") continue;
+      let plain: unknown = v;
+      if (!Array.isArray(v) && Object.getPrototypeOf(v) !== Object.prototype) {
+        plain = plainValue(v);
+        container[key] = plain;
       }
-    } else {
-      const obj = value as Record<string, unknown>;
-      for (const key of Object.keys(obj)) {
-        const v = obj[key];
-        if (v !== null && typeof v === "object") {
-          const plain = plainValue(v);
-          if (plain !== v) obj[key] = plain;
-          stack.push({ value: plain, depth: depth + 1, path: `${path}/${escapeSegment(key)}` });
-        }
-      }
+      values.push(plain);
+      depths.push(depth + 1);
     }
   }
-  return undefined;
+  return tooDeep ? deepestPath(root, maxDepth) : undefined;
+}
+
+/** Pointer of the first node at `maxDepth` (only called when there is one). */
+function deepestPath(root: unknown, maxDepth: number): string {
+  const stack: { value: unknown; path: string; depth: number }[] = [
+    { value: root, path: "", depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= maxDepth) return path;
+    for (const [key, v] of Object.entries(value)) {
+      stack.push({ value: v as unknown, path: `${path}/${escapeSegment(key)}`, depth: depth + 1 });
+    }
+  }
+  return "";
 }
 
 function plainValue(v: object): unknown {
