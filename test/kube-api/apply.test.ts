@@ -191,6 +191,38 @@ describe("server-side apply", () => {
     expect(managersOf(again).find((o) => o.manager === "editor")).toBeUndefined();
   });
 
+  test("an applied change to an immutable field is 422, as a replace would be", async () => {
+    await apply(deployment("immutable"));
+    const changed = deployment("immutable", "renamed");
+    const { code, status } = await failure(apply(changed));
+    expect(code).toBe(422);
+    expect(status.details?.causes?.map((c) => c.field)).toEqual(["spec.selector"]);
+    expect(
+      api
+        .objects({ apiVersion: "apps/v1", kind: "Deployment", namespace: "default" })
+        .find((d) => d.metadata?.name === "immutable")?.metadata?.labels,
+    ).toEqual({ app: "immutable" });
+  });
+
+  test("fields set by a plain create belong to its manager: applying other values conflicts", async () => {
+    await core.createNamespacedConfigMap({
+      namespace: "default",
+      fieldManager: "kubectl-create",
+      body: { metadata: { name: "created" }, data: { k: "manual" } },
+    });
+    const { status } = await failure(apply(configMap("created", { k: "gitops" })));
+    expect(status.details?.causes).toEqual([
+      {
+        reason: "FieldManagerConflict",
+        message: 'conflict with "kubectl-create" using v1',
+        field: ".data.k",
+      },
+    ]);
+    expect((await apply(configMap("created", { k: "gitops" }), "mcpfleet", true)).data).toEqual({
+      k: "gitops",
+    });
+  });
+
   test("managedFields: [{}] in an update clears the recorded ownership", async () => {
     await apply(configMap("reset", { a: "1" }));
     const cleared = await client.patch(
