@@ -332,9 +332,14 @@ export class GitSource {
     return head === undefined ? undefined : { ref: head.target ?? "HEAD", oid: head.oid };
   }
 
-  private async fetch(args: { ref?: string; depth?: number; singleBranch: boolean }) {
+  /** Fetches from origin; resolves with the fetched tip (null when the remote sent none). */
+  private async fetch(args: {
+    ref?: string;
+    depth?: number;
+    singleBranch: boolean;
+  }): Promise<string | null> {
     this.fetches++;
-    await git.fetch({
+    const result = await git.fetch({
       fs,
       http: this.http,
       gitdir: this.gitdir,
@@ -344,6 +349,7 @@ export class GitSource {
       ...(args.ref !== undefined ? { ref: args.ref } : {}),
       ...(args.depth !== undefined ? { depth: args.depth } : {}),
     });
+    return result.fetchHead;
   }
 
   private async resolveRemote(): Promise<string> {
@@ -368,14 +374,11 @@ export class GitSource {
     // Only the tip is needed to render it: fetch shallowly. A force-push (the tip moved
     // backwards or sideways) is just another tip.
     const fetchRef = "branch" in ref ? ref.branch : "tag" in ref ? ref.tag : adv.ref;
-    await this.fetch({ ref: fetchRef, depth: 1, singleBranch: true });
+    const fetched = await this.fetch({ ref: fetchRef, depth: 1, singleBranch: true });
     if (!(await this.hasCommit(adv.oid))) {
       // The ref moved between the listing and the fetch; take what was fetched.
-      const tip = await git
-        .resolveRef({ fs, gitdir: this.gitdir, ref: "FETCH_HEAD" })
-        .catch(() => undefined);
-      if (tip === undefined) throw this.notFound(this.refName);
-      return this.peel(tip);
+      if (fetched === null) throw this.notFound(this.refName);
+      return this.peel(fetched);
     }
     return adv.oid;
   }
