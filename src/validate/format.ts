@@ -69,10 +69,14 @@ function byPosition(a: Issue, b: Issue): number {
   return a.line - b.line || a.column - b.column;
 }
 
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 export function summaryLine(s: Summary): string {
   return (
-    `${s.resources} resources: ${s.valid} valid, ${s.invalid} invalid, ${s.skipped} skipped; ` +
-    `${s.errors} errors, ${s.warnings} warnings`
+    `${count(s.resources, "resource")}: ${s.valid} valid, ${s.invalid} invalid, ${s.skipped} skipped; ` +
+    `${count(s.errors, "error")}, ${count(s.warnings, "warning")}`
   );
 }
 

@@ -90,7 +90,7 @@ export async function validatePaths(
     }
     results.push(...(await validateText(input.name, read.text, ctx)));
   }
-  finish(ctx);
+  finish(ctx, results);
   return { resources: results, summary: summarise(results) };
 }
 
@@ -104,14 +104,20 @@ export async function validateTexts(
   const ctx: Context = { options: opts, set, own: [] };
   const results: ResourceResult[] = [];
   for (const f of files) results.push(...(await validateText(f.name, f.text, ctx)));
-  finish(ctx);
+  finish(ctx, results);
   return { resources: results, summary: summarise(results) };
 }
 
-function finish(ctx: Context): void {
+function finish(ctx: Context, results: readonly ResourceResult[]): void {
   checkReferences(ctx.own, referenceTable(ctx.set.files), {
     allowMissingRefs: ctx.options.allowMissingRefs,
   });
+  // Issues in the order of their position in the file, whatever level found them.
+  const byPosition = (a: Issue, b: Issue) => a.line - b.line || a.column - b.column;
+  for (const r of results) {
+    if (r.errors.length > 1) r.errors.sort(byPosition);
+    if (r.warnings.length > 1) r.warnings.sort(byPosition);
+  }
 }
 
 /** A result for a whole file that could not be read or is not text. */

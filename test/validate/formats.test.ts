@@ -1,8 +1,10 @@
 // The output formats, case by case on one report with valid, invalid, warned and skipped
 // resources: text lines, the JSON contract, JUnit XML and TAP.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Report, formatReport } from "../../src/validate/index.js";
-import { check } from "./helpers.js";
+import { ROOT, check } from "./helpers.js";
 
 const TEXT = [
   "apiVersion: toolhive.stacklok.dev/v1alpha1",
@@ -47,7 +49,7 @@ describe("text", () => {
   it("--summary adds a last line", async () => {
     const out = formatReport(await report(), "text", { summary: true, color: false });
     expect(out.trimEnd().split("\n").pop()).toBe(
-      "4 resources: 1 valid, 2 invalid, 1 skipped; 2 errors, 1 warnings",
+      "4 resources: 1 valid, 2 invalid, 1 skipped; 2 errors, 1 warning",
     );
   });
 
@@ -204,8 +206,30 @@ describe("tap", () => {
     expect(lines).toContain(
       '    - "dir/res.yaml:8:14: MCPServer/team/web: /spec/proxyPort: must be integer, not string (schema)"',
     );
-    expect(lines.at(-1)).toBe("# 4 resources: 1 valid, 2 invalid, 1 skipped; 2 errors, 1 warnings");
+    expect(lines.at(-1)).toBe("# 4 resources: 1 valid, 2 invalid, 1 skipped; 2 errors, 1 warning");
     const points = lines.filter((l) => /^(not )?ok \d+ /.test(l));
     expect(points).toHaveLength(4);
+  });
+});
+
+describe("docs/ci.md", () => {
+  it("the GitHub problem matcher matches every text line", async () => {
+    const doc = readFileSync(join(ROOT, "docs/ci.md"), "utf8");
+    const json = /```json\n([\s\S]*?problemMatcher[\s\S]*?)```/.exec(doc)?.[1];
+    expect(json).toBeDefined();
+    const matcher = JSON.parse(json ?? "{}") as {
+      problemMatcher: { pattern: { regexp: string; file: number; line: number }[] }[];
+    };
+    const pattern = matcher.problemMatcher[0]?.pattern[0];
+    const re = new RegExp(pattern?.regexp ?? "^$");
+    const lines = formatReport(await report(), "text", { summary: false, color: false })
+      .trimEnd()
+      .split("\n");
+    for (const line of lines) {
+      const m = re.exec(line);
+      expect(m, line).not.toBeNull();
+      expect(m?.[pattern?.file ?? 0]).toBe("dir/res.yaml");
+    }
+    expect(re.exec(lines[0] ?? "")?.[pattern?.line ?? 0]).toBe("8");
   });
 });
