@@ -1,0 +1,81 @@
+// Shared parts of the registry benchmarks: generated catalogs, servers from config text and
+// an autocannon run.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { pino } from "pino";
+import { parseConfig } from "../src/registry/config/load.js";
+import { RegistryServer } from "../src/registry/server.js";
+
+export function generatedServer(i: number): Record<string, unknown> {
+  const id = String(i).padStart(6, "0");
+  return {
+    $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+    name: `io.bench.ns${i % 50}/server-${id}`,
+    title: `Server ${id}`,
+    description: `Generated benchmark server number ${i}, with a description of ordinary length`,
+    version: `1.${i % 7}.0`,
+    repository: { url: `https://github.com/bench/server-${id}`, source: "github" },
+    packages: [
+      {
+        registryType: "oci",
+        identifier: `ghcr.io/bench/server-${id}:1.0.0`,
+        transport: { type: "stdio" },
+        environmentVariables: [{ name: "API_KEY", isRequired: true, isSecret: true }],
+      },
+    ],
+    _meta: {
+      "io.modelcontextprotocol.registry/publisher-provided": {
+        "io.bench": { tags: ["bench", `group-${i % 10}`], tier: "Community" },
+      },
+    },
+  };
+}
+
+/** Writes an upstream-format registry file of `count` generated servers. */
+export function writeCatalog(path: string, count: number): void {
+  const servers = Array.from({ length: count }, (_, i) => generatedServer(i));
+  writeFileSync(path, JSON.stringify({ version: "1.0.0", meta: {}, data: { servers } }));
+}
+
+export async function startFromYaml(yaml: string, dir: string): Promise<RegistryServer> {
+  const path = join(dir, "config.yaml");
+  writeFileSync(path, yaml);
+  return RegistryServer.start(
+    { ...parseConfig(yaml, path), path, baseDir: dir },
+    { port: 0, log: pino({ level: "warn" }) },
+  );
+}
+
+export async function waitReady(url: string, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const r = await fetch(`${url}/readiness`).catch(() => undefined);
+    if (r?.status === 200) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`${url} not ready`);
+}
+
+export interface LoadResult {
+  rps: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export async function load(opts: autocannon.Options): Promise<LoadResult> {
+  const r = await autocannon({ connections: 20, duration: 5, ...opts });
+  return {
+    rps: r.requests.average,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+  };
+}
+
+export function line(name: string, value: number, unit: string, ratio: number, what: string): void {
+  console.log(
+    `bench: ${name} ${Number.isInteger(value) ? value : value.toFixed(1)} ${unit} ratio=${ratio.toFixed(2)} (${what})`,
+  );
+}
