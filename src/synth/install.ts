@@ -20,8 +20,40 @@ export interface InstallOptions {
   namespace?: string;
   /** Replicas of the controller (leader election keeps one active); default 1. */
   replicas?: number;
-  /** Arguments added after `controller --listen=:8080` (the Git repository to follow, ...). */
+  /**
+   * Git repository the controller follows. Absent: read from key `repo` of the ConfigMap
+   * `mcpfleet-controller` in the controller's namespace, which the user creates.
+   */
+  repo?: string;
+  /** Branch to follow; absent means the remote's HEAD. */
+  branch?: string;
+  /** Directory of the repository holding the resources; absent means the whole repository. */
+  path?: string;
+  /** Secret (key `token`) holding an access token for the repository, mounted as a file. */
+  tokenSecret?: string;
+  /** Further controller flags (`--interval=5m`, `--webhook-secret-file=...`, ...). */
   extraArgs?: string[];
+}
+
+/** ConfigMap the controller reads its repository from when the bundle does not name one. */
+export const CONTROLLER_CONFIGMAP = CONTROLLER_NAME;
+const CACHE_DIR = "/var/lib/mcpfleet";
+const TOKEN_DIR = "/etc/mcpfleet/git";
+
+/** The controller's command line: follow the repository, apply to this cluster, prune. */
+export function controllerArgs(options: InstallOptions = {}): string[] {
+  return [
+    "controller",
+    `--repo=${options.repo ?? "$(MCPFLEET_REPO)"}`,
+    ...(options.branch !== undefined ? [`--branch=${options.branch}`] : []),
+    ...(options.path !== undefined ? [`--path=${options.path}`] : []),
+    ...(options.tokenSecret !== undefined ? [`--token-file=${TOKEN_DIR}/token`] : []),
+    "--target=cluster",
+    "--prune",
+    `--cache-dir=${CACHE_DIR}`,
+    `--listen=:${CONTROLLER_PORT}`,
+    ...(options.extraArgs ?? []),
+  ];
 }
 
 /** The controller image of this release. */
@@ -175,8 +207,18 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
               {
                 name: "controller",
                 image,
-                args: ["controller", `--listen=:${CONTROLLER_PORT}`, ...(options.extraArgs ?? [])],
+                args: controllerArgs(options),
                 env: [
+                  ...(options.repo === undefined
+                    ? [
+                        {
+                          name: "MCPFLEET_REPO",
+                          valueFrom: {
+                            configMapKeyRef: { name: CONTROLLER_CONFIGMAP, key: "repo" },
+                          },
+                        },
+                      ]
+                    : []),
                   {
                     name: "POD_NAMESPACE",
                     valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } },
@@ -204,14 +246,28 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
                   capabilities: { drop: ["ALL"] },
                 },
                 volumeMounts: [
-                  { name: "work", mountPath: "/var/lib/mcpfleet" },
+                  { name: "work", mountPath: CACHE_DIR },
                   { name: "tmp", mountPath: "/tmp" },
+                  ...(options.tokenSecret !== undefined
+                    ? [{ name: "git-token", mountPath: TOKEN_DIR, readOnly: true }]
+                    : []),
                 ],
               },
             ],
             volumes: [
               { name: "work", emptyDir: {} },
               { name: "tmp", emptyDir: {} },
+              ...(options.tokenSecret !== undefined
+                ? [
+                    {
+                      name: "git-token",
+                      secret: {
+                        secretName: options.tokenSecret,
+                        items: [{ key: "token", path: "token" }],
+                      },
+                    },
+                  ]
+                : []),
             ],
           },
         },

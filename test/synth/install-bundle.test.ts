@@ -2,10 +2,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { parseControllerArgs } from "../../src/cli/controller.js";
 import { projectVersion } from "../../src/project.js";
 import { KINDS } from "../../src/schema/kinds.js";
 import {
   CONTROLLER_NAME,
+  controllerArgs,
   controllerRules,
   crdObjects,
   INSTALL_NAMESPACE,
@@ -98,26 +100,103 @@ describe("install bundle", () => {
     ]);
   });
 
-  it("takes the image, namespace, replicas and extra arguments as options", () => {
+  it("follows the repository named in the ConfigMap mcpfleet-controller by default, pruning", () => {
+    const c = (
+      find(objects, "Deployment", CONTROLLER_NAME).spec as {
+        template: { spec: { containers: { args: string[]; env: unknown[] }[] } };
+      }
+    ).template.spec.containers[0];
+    expect(c?.args).toEqual([
+      "controller",
+      "--repo=$(MCPFLEET_REPO)",
+      "--target=cluster",
+      "--prune",
+      "--cache-dir=/var/lib/mcpfleet",
+      "--listen=:8080",
+    ]);
+    expect(c?.env).toContainEqual({
+      name: "MCPFLEET_REPO",
+      valueFrom: { configMapKeyRef: { name: "mcpfleet-controller", key: "repo" } },
+    });
+  });
+
+  it("takes the image, namespace, replicas, repository, token and extra flags as options", () => {
     const custom = installObjects({
       image: "registry.internal/mcpfleet:dev",
       namespace: "platform",
       replicas: 2,
-      extraArgs: ["--repo=https://git.example.com/fleet.git"],
+      repo: "https://git.example.com/fleet.git",
+      branch: "main",
+      path: "clusters/prod",
+      tokenSecret: "git-token",
+      extraArgs: ["--interval=5m"],
     });
     const dep = find(custom, "Deployment", CONTROLLER_NAME);
     const spec = dep.spec as {
       replicas: number;
-      template: { spec: { containers: { image: string; args: string[] }[] } };
+      template: {
+        spec: {
+          containers: {
+            image: string;
+            args: string[];
+            env: { name: string }[];
+            volumeMounts: unknown[];
+          }[];
+          volumes: unknown[];
+        };
+      };
     };
+    const c = spec.template.spec.containers[0];
     expect(dep.metadata.namespace).toBe("platform");
     expect(spec.replicas).toBe(2);
-    expect(spec.template.spec.containers[0]?.image).toBe("registry.internal/mcpfleet:dev");
-    expect(spec.template.spec.containers[0]?.args).toContain(
+    expect(c?.image).toBe("registry.internal/mcpfleet:dev");
+    expect(c?.args).toEqual([
+      "controller",
       "--repo=https://git.example.com/fleet.git",
-    );
+      "--branch=main",
+      "--path=clusters/prod",
+      "--token-file=/etc/mcpfleet/git/token",
+      "--target=cluster",
+      "--prune",
+      "--cache-dir=/var/lib/mcpfleet",
+      "--listen=:8080",
+      "--interval=5m",
+    ]);
+    expect(c?.env.map((e) => e.name)).not.toContain("MCPFLEET_REPO");
+    expect(c?.volumeMounts).toContainEqual({
+      name: "git-token",
+      mountPath: "/etc/mcpfleet/git",
+      readOnly: true,
+    });
+    expect(spec.template.spec.volumes).toContainEqual({
+      name: "git-token",
+      secret: { secretName: "git-token", items: [{ key: "token", path: "token" }] },
+    });
     expect(find(custom, "Namespace", "platform")).toBeDefined();
     expect(checkObjects(custom)).toEqual([]);
+  });
+
+  it("passes flags the controller command accepts", () => {
+    const args = controllerArgs({
+      repo: "https://git.example.com/fleet.git",
+      branch: "main",
+      path: "clusters/prod",
+      tokenSecret: "git-token",
+    });
+    const config = parseControllerArgs(args.slice(1));
+    expect(config?.repo).toBe("https://git.example.com/fleet.git");
+    expect(config?.ref).toEqual({ branch: "main" });
+    expect(config?.path).toBe("clusters/prod");
+    expect(config?.target).toEqual(parseControllerArgs(["--repo=x", "--target=cluster"])?.target);
+    expect(config?.cluster.prune).toBe(true);
+    expect(config?.cacheDir).toBe("/var/lib/mcpfleet");
+    // Kubernetes expands $(MCPFLEET_REPO) before the process sees it.
+    const fromConfigMap = controllerArgs().map((a) =>
+      a.replace("$(MCPFLEET_REPO)", "https://git.example.com/fleet.git"),
+    );
+    expect(parseControllerArgs(fromConfigMap.slice(1))?.repo).toBe(
+      "https://git.example.com/fleet.git",
+    );
   });
 
   it("grants no wildcard and no cluster-wide RBAC writes", () => {
