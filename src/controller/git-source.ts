@@ -37,6 +37,12 @@ export interface GitSourceOptions {
   caFile?: string;
   /** Work trees kept besides the newest (older ones are deleted). */
   keepTrees?: number;
+  /**
+   * Every shallow fetch adds a pack to the cache; past this many, the cache is dropped and the
+   * next fetch starts afresh (one shallow fetch), so a long-running controller's disk use stays
+   * bounded. Default 64.
+   */
+  maxPacks?: number;
 }
 
 export interface Revision {
@@ -298,7 +304,19 @@ export class GitSource {
     return this.peel(oid);
   }
 
+  private packCount(): number {
+    try {
+      return fs.readdirSync(join(this.gitdir, "objects", "pack")).filter((n) => n.endsWith(".pack"))
+        .length;
+    } catch {
+      return 0;
+    }
+  }
+
   private async ensureCache(): Promise<void> {
+    if (this.packCount() > (this.opts.maxPacks ?? 64)) {
+      fs.rmSync(this.gitdir, { recursive: true, force: true });
+    }
     if (!fs.existsSync(join(this.gitdir, "HEAD"))) {
       fs.mkdirSync(this.gitdir, { recursive: true });
       await git.init({ fs, gitdir: this.gitdir, bare: true });

@@ -102,6 +102,29 @@ describe("GitSource over HTTP (git http-backend)", () => {
     expect(readFileSync(join(co.dir, "a.yaml"), "utf8")).toBe("a: 2\n");
   });
 
+  it("keeps the cache bounded: past maxPacks it starts afresh with one shallow fetch", async () => {
+    const cacheDir = tmp("cache");
+    const src = source({ cacheDir, maxPacks: 2 });
+    const packs = () => {
+      const repos = readdirSync(join(cacheDir, "repos"));
+      return readdirSync(join(cacheDir, "repos", repos[0] ?? "", "objects", "pack")).filter((n) =>
+        n.endsWith(".pack"),
+      ).length;
+    };
+    const seen: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const sha = commitFiles(work, { "clusters/prod/n.yaml": `n: ${i}\n` }, `n ${i}`);
+      pushRepo(server, work, name);
+      const rev = await src.resolve();
+      expect(rev.commit).toBe(sha);
+      const co = await src.checkout(rev);
+      expect(readFileSync(join(co.dir, "n.yaml"), "utf8")).toBe(`n: ${i}\n`);
+      seen.push(packs());
+    }
+    expect(Math.max(...seen)).toBeLessThanOrEqual(3);
+    expect(seen).toContain(1);
+  });
+
   it("converges to a force-pushed branch that moved backwards", async () => {
     const src = source();
     const tip = commitFiles(work, { "clusters/prod/d.yaml": "d: 1\n" }, "add d");
