@@ -315,9 +315,9 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     ...(config.intervalMs !== undefined ? { intervalMs: config.intervalMs } : {}),
     ...(config.cron !== undefined ? { cron: config.cron } : {}),
     jitterMs: config.jitterMs,
-    run: async () => {
-      await reconciler.sync();
-    },
+    // A failure that may pass (Git server down, API errors) is retried with backoff before the
+    // next regular poll; an invalid revision waits for a new commit.
+    run: async () => ((await reconciler.sync()).kind === "failed" ? { retry: true } : undefined),
     onError: (e) => log.error({}, `sync failed: ${(e as Error).message}`),
   });
   const secretFile = config.webhookSecretFile;

@@ -5,6 +5,7 @@
 // flight to finish.
 import cron from "node-cron";
 import { McpfleetError } from "../errors.js";
+import { backoffDelay } from "./backoff.js";
 import { parseDuration } from "../registry/config/duration.js";
 
 export type RunReason = "start" | "schedule" | "trigger";
@@ -19,7 +20,14 @@ export interface ScheduleOptions {
   /** Run once as soon as started (default true). */
   runAtStart?: boolean;
   random?: () => number;
-  run: (reason: RunReason) => Promise<void>;
+  /**
+   * One run. Resolving with `{ retry: true }` (a failure that may pass, such as the Git server
+   * being down) brings the next run forward: full-jitter exponential backoff from `retryBaseMs`,
+   * never later than the regular schedule. A run that throws counts as such a failure too.
+   */
+  run: (reason: RunReason) => Promise<void | { retry: true }>;
+  /** First retry bound after a failed run (default 5s; retries are at least 1s apart). */
+  retryBaseMs?: number;
   /** A run that throws is reported here; the schedule carries on. */
   onError?: (err: unknown) => void;
 }
@@ -58,6 +66,8 @@ export class Scheduler {
   private inFlight: Promise<void> | undefined;
   private pending: { reason: RunReason; waiters: (() => void)[] } | undefined;
   private stopped = false;
+  /** Failed runs in a row (0 after a success). */
+  private failures = 0;
   private started = false;
   /** Runs completed (successfully or not). */
   runs = 0;
@@ -92,8 +102,18 @@ export class Scheduler {
   /** Milliseconds until the next scheduled run, jitter included. */
   private delay(): number {
     const base = this.nextCron !== undefined ? this.nextCron() : (this.opts.intervalMs ?? 0);
-    const jitter = Math.floor((this.opts.random ?? Math.random)() * (this.opts.jitterMs ?? 0));
-    return base + jitter;
+    const random = this.opts.random ?? Math.random;
+    const regular = base + Math.floor(random() * (this.opts.jitterMs ?? 0));
+    if (this.failures === 0) return regular;
+    const retry = Math.max(
+      1000,
+      backoffDelay(this.failures - 1, {
+        baseMs: this.opts.retryBaseMs ?? 5000,
+        capMs: regular,
+        random,
+      }),
+    );
+    return Math.min(regular, retry);
   }
 
   private arm(): void {
@@ -129,8 +149,10 @@ export class Scheduler {
     }
     const run = (async () => {
       try {
-        await this.opts.run(reason);
+        const result = await this.opts.run(reason);
+        this.failures = result?.retry === true ? this.failures + 1 : 0;
       } catch (err) {
+        this.failures++;
         this.opts.onError?.(err);
       }
     })();

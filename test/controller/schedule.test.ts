@@ -98,9 +98,10 @@ describe("Scheduler", () => {
     const s = new Scheduler({
       intervalMs: 10_000,
       runAtStart: false,
+      random: () => 0.5,
       run: () => {
         calls++;
-        return calls === 1 ? Promise.reject(new Error("boom")) : Promise.resolve();
+        return calls === 2 ? Promise.reject(new Error("boom")) : Promise.resolve();
       },
       onError: (e) => errors.push(e),
     });
@@ -108,11 +109,68 @@ describe("Scheduler", () => {
     await vi.advanceTimersByTimeAsync(6_000);
     await s.trigger();
     expect(calls).toBe(1);
-    expect(errors).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(9_999);
     expect(calls).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(calls).toBe(2);
+    expect(errors).toHaveLength(1);
+    // The failure is retried after half the 5s retry bound (random 0.5), not a whole interval.
+    await vi.advanceTimersByTimeAsync(2_499);
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toBe(3);
+    // Back to the regular interval after a success.
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(calls).toBe(3);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toBe(4);
+    await s.stop();
+  });
+
+  it("after a failed run retries sooner, with growing backoff, until a success", async () => {
+    const at: number[] = [];
+    const start = Date.now();
+    let calls = 0;
+    const s = new Scheduler({
+      intervalMs: 3_600_000,
+      retryBaseMs: 4000,
+      random: () => 0.999,
+      run: () => {
+        at.push(Date.now() - start);
+        calls++;
+        return Promise.resolve(calls <= 3 ? { retry: true as const } : undefined);
+      },
+    });
+    s.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    // Full jitter near its bound: ~4s, ~8s, ~16s after each failure, then the regular hour.
+    expect(at).toHaveLength(4);
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(3900);
+    expect(at[1]! - at[0]!).toBeLessThanOrEqual(4000);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(7900);
+    expect(at[3]! - at[2]!).toBeGreaterThanOrEqual(15_900);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(at).toHaveLength(5);
+    expect(at[4]! - at[3]!).toBeGreaterThanOrEqual(3_600_000);
+    await s.stop();
+  });
+
+  it("never retries later than the regular schedule, and at least a second apart", async () => {
+    const at: number[] = [];
+    const s = new Scheduler({
+      intervalMs: 10_000,
+      retryBaseMs: 60_000,
+      random: () => 0,
+      run: () => {
+        at.push(Date.now());
+        return Promise.reject(new Error("down"));
+      },
+      onError: () => {},
+    });
+    s.start();
+    await vi.advanceTimersByTimeAsync(5_500);
+    expect(at).toHaveLength(6);
+    expect(at[1]! - at[0]!).toBe(1000);
     await s.stop();
   });
 
