@@ -2,8 +2,7 @@ import { execFileSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,8 +17,7 @@ import {
   startGitServer,
   type GitServer,
 } from "../support/git-server.js";
-
-const tmp = (p: string) => mkdtempSync(join(tmpdir(), `mcpfleet-ctl-${p}-`));
+import { tmp } from "./helpers.js";
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {

@@ -1,11 +1,23 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import { commitFiles, gitCmd, makeRepo } from "../support/git-server.js";
 
 export const EXAMPLES = join(import.meta.dirname, "..", "..", "examples", "resources");
 
-export const tmp = (p: string) => mkdtempSync(join(tmpdir(), `mcpfleet-ctl-${p}-`));
+const created: string[] = [];
+
+/** A fresh temporary directory, removed when the test file is done. */
+export function tmp(p: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `mcpfleet-ctl-${p}-`));
+  created.push(dir);
+  return dir;
+}
+
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A work repository whose `fleet/` directory holds every example resource; returns its path. */
 export function exampleRepo(): { dir: string; head: string } {
