@@ -95,7 +95,7 @@ export function checkReferences(
 ): void {
   const index = new ResourceIndex(resources);
   checkDuplicates(index);
-  checkWorkloadCollisions(resources, index);
+  checkWorkloadCollisions(resources);
   const missing = options.allowMissingRefs ? "warning" : "error";
   for (const r of resources) {
     for (const pattern of patterns.get(r.kind) ?? []) checkPattern(r, pattern, index, missing);
@@ -122,25 +122,62 @@ function checkDuplicates(index: ResourceIndex): void {
   }
 }
 
-/** An MCPServer and an MCPRemoteProxy of one name would share a Deployment and ConfigMap. */
-function checkWorkloadCollisions(resources: readonly OwnResource[], index: ResourceIndex): void {
+/**
+ * Objects created for a resource that a resource of another kind could also create: workloads,
+ * Services and run-configuration ConfigMaps (names as src/synth renders them, after the
+ * reference operator).
+ */
+const CHILD_OBJECTS: Partial<Record<Kind, (name: string) => string[]>> = {
+  MCPServer: (n) => [`Deployment ${n}`, `ConfigMap ${n}-runconfig`, `Service mcp-${n}-proxy`],
+  MCPRemoteProxy: (n) => [
+    `Deployment ${n}`,
+    `ConfigMap ${n}-runconfig`,
+    `Service mcp-${n}-remote-proxy`,
+  ],
+  VirtualMCPServer: (n) => [`Deployment ${n}`, `ConfigMap ${n}-vmcp-config`, `Service vmcp-${n}`],
+  MCPRegistry: (n) => [`Deployment ${n}-api`, `Service ${n}-api`],
+  EmbeddingServer: (n) => [`StatefulSet ${n}`, `Service ${n}`],
+};
+
+/**
+ * Two resources that would create the same object collide: an MCPServer and an MCPRemoteProxy
+ * of one name share a Deployment and ConfigMap (the reference operator does not guard it), a
+ * VirtualMCPServer's Deployment takes its own name too, an MCPRegistry's is `<name>-api`.
+ */
+function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
+  const owners = new Map<string, OwnResource[]>();
   for (const r of resources) {
-    const other: Kind | undefined =
-      r.kind === "MCPServer"
-        ? "MCPRemoteProxy"
-        : r.kind === "MCPRemoteProxy"
-          ? "MCPServer"
-          : undefined;
-    if (other === undefined) continue;
-    const clash = index.get(other, r.namespace, r.name);
-    if (clash === undefined) continue;
-    addIssue(
-      r.unit,
-      "/metadata/name",
-      `${r.kind} and ${other} ${r.namespace}/${r.name} (${where(clash.unit)}) share a name: ` +
-        `both would create the Deployment and ConfigMap "${r.name}"`,
-      "reference",
-    );
+    for (const child of CHILD_OBJECTS[r.kind]?.(r.name) ?? []) {
+      const k = `${r.namespace}\u0000${child}`;
+      const list = owners.get(k);
+      if (list === undefined) owners.set(k, [r]);
+      else if (!list.some((o) => o.kind === r.kind && o.name === r.name)) list.push(r);
+    }
+  }
+  const reported = new Map<OwnResource, Map<OwnResource, string[]>>();
+  for (const [k, list] of owners) {
+    if (list.length < 2) continue;
+    const child = k.slice(k.indexOf("\u0000") + 1);
+    for (const r of list) {
+      for (const other of list) {
+        if (other === r) continue;
+        const byOther = reported.get(r) ?? new Map<OwnResource, string[]>();
+        reported.set(r, byOther);
+        byOther.set(other, [...(byOther.get(other) ?? []), child]);
+      }
+    }
+  }
+  for (const [r, byOther] of reported) {
+    for (const [other, children] of byOther) {
+      const objects = children.map((c) => c.replace(" ", ' "') + '"').join(" and the ");
+      addIssue(
+        r.unit,
+        "/metadata/name",
+        `${r.kind} ${r.namespace}/${r.name} and ${other.kind} ${other.namespace}/${other.name} ` +
+          `(${where(other.unit)}) would both create the ${objects}`,
+        "reference",
+      );
+    }
   }
 }
 

@@ -67,6 +67,20 @@ function errnoMessage(err: unknown): string {
 export function collectInputs(paths: readonly string[]): Input[] {
   const inputs: Input[] = [];
   const seenDirs = new Set<string>();
+  const seenFiles = new Set<string>();
+  // A file named twice (directly and inside a directory given too) is read once: twice would
+  // make every resource in it a duplicate of itself.
+  const addFile = (name: string): void => {
+    let real = name;
+    try {
+      real = realpathSync(name);
+    } catch {
+      // Unreadable: reported when it is read.
+    }
+    if (seenFiles.has(real)) return;
+    seenFiles.add(real);
+    inputs.push({ name, path: name });
+  };
 
   const walk = (dir: string): void => {
     let real: string;
@@ -104,7 +118,7 @@ export function collectInputs(paths: readonly string[]): Input[] {
         }
       }
       if (isDir) walk(full);
-      else if (isFile && hasResourceExtension(entry.name)) inputs.push({ name: full, path: full });
+      else if (isFile && hasResourceExtension(entry.name)) addFile(full);
     }
   };
 
@@ -121,7 +135,7 @@ export function collectInputs(paths: readonly string[]): Input[] {
       continue;
     }
     if (isDir) walk(path);
-    else inputs.push({ name: path, path });
+    else addFile(path);
   }
   return inputs;
 }

@@ -352,7 +352,42 @@ describe("reference level", () => {
       name: "an MCPServer and an MCPRemoteProxy sharing a name",
       docs: [server({}, "github"), res("MCPRemoteProxy", "github", { remoteURL: "https://x" })],
       want: ["error reference /metadata/name", "error reference /metadata/name"],
-      messages: { "/metadata/name": /share a name/ },
+      messages: {
+        "/metadata/name":
+          /MCPServer default\/github and MCPRemoteProxy default\/github \(test.yaml:\d+\) would both create the Deployment "github" and the ConfigMap "github-runconfig"/,
+      },
+    },
+    {
+      name: "a VirtualMCPServer and an MCPServer sharing a name",
+      docs: [
+        res("MCPGroup", "g"),
+        server({}, "api"),
+        res("VirtualMCPServer", "api", { groupRef: "g", incomingAuth: { type: "anonymous" } }),
+      ],
+      want: ["error reference /metadata/name", "error reference /metadata/name"],
+      messages: { "/metadata/name": /would both create the Deployment "api"$/ },
+    },
+    {
+      name: "an MCPRegistry's Deployment named like another workload",
+      docs: [
+        server({}, "catalog-api"),
+        res("MCPRegistry", "catalog", {
+          configYAML:
+            "sources:\n  - name: k\n    kubernetes: {}\nregistries:\n  - name: d\n    sources: [k]\nauth:\n  mode: anonymous\n",
+        }),
+      ],
+      want: ["error reference /metadata/name", "error reference /metadata/name"],
+      messages: { "/metadata/name": /Deployment "catalog-api"/ },
+    },
+    {
+      name: "the same name for kinds that create different objects",
+      docs: [
+        server({}, "x"),
+        res("MCPGroup", "x"),
+        res("MCPToolConfig", "x"),
+        res("EmbeddingServer", "x"),
+      ],
+      want: [],
     },
     {
       name: "two servers with one audience and issuer",

@@ -1,0 +1,87 @@
+// Finding input files and reading them as text.
+import { describe, expect, it } from "vitest";
+import { collectInputs, decodeText, firstInvalidUtf8 } from "../../src/validate/sources.js";
+import { tempDir, writeTree } from "./helpers.js";
+
+describe("collectInputs", () => {
+  it("walks directories recursively in name order, for .yaml, .yml and .json", () => {
+    const dir = writeTree(tempDir(), {
+      "b.yaml": "",
+      "a.yml": "",
+      "c.json": "",
+      "d.txt": "",
+      "UPPER.YAML": "",
+      "sub/z.yaml": "",
+      "sub/deeper/y.yml": "",
+      ".hidden/x.yaml": "",
+      ".dot.yaml": "",
+      "node_modules/pkg/x.yaml": "",
+    });
+    const names = collectInputs([dir]).map((i) => i.name.slice(dir.length + 1));
+    expect(names).toEqual([
+      "UPPER.YAML",
+      "a.yml",
+      "b.yaml",
+      "c.json",
+      "sub/deeper/y.yml",
+      "sub/z.yaml",
+    ]);
+  });
+
+  it("reads a file given by name whatever its extension, in the order given", () => {
+    const dir = writeTree(tempDir(), { "x.txt": "", "y.yaml": "" });
+    expect(collectInputs([`${dir}/y.yaml`, `${dir}/x.txt`, "-"]).map((i) => i.name)).toEqual([
+      `${dir}/y.yaml`,
+      `${dir}/x.txt`,
+      "<stdin>",
+    ]);
+  });
+
+  it("reads a file named twice once", () => {
+    const dir = writeTree(tempDir(), { "a.yaml": "", "b.yaml": "" });
+    const names = collectInputs([`${dir}/a.yaml`, dir, `${dir}/./a.yaml`]).map((i) => i.name);
+    expect(names).toEqual([`${dir}/a.yaml`, `${dir}/b.yaml`]);
+  });
+});
+
+describe("decodeText", () => {
+  const cases: { name: string; bytes: number[]; ok: boolean; message?: RegExp; text?: string }[] = [
+    { name: "ASCII", bytes: [0x61, 0x3a, 0x20, 0x31], ok: true, text: "a: 1" },
+    { name: "UTF-8 with a byte order mark", bytes: [0xef, 0xbb, 0xbf, 0x61], ok: true, text: "a" },
+    {
+      name: "multi-byte characters",
+      bytes: [0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80],
+      ok: true,
+      text: "é€😀",
+    },
+    {
+      name: "a NUL byte",
+      bytes: [0x61, 0x00],
+      ok: false,
+      message: /binary file \(NUL byte at offset 1\)/,
+    },
+    { name: "Latin-1", bytes: [0x63, 0x61, 0x66, 0xe9], ok: false, message: /offset 3/ },
+    { name: "an overlong encoding", bytes: [0x61, 0xc0, 0xaf], ok: false, message: /offset 1/ },
+    { name: "an encoded surrogate", bytes: [0xed, 0xa0, 0x80], ok: false, message: /offset 0/ },
+    {
+      name: "a truncated sequence",
+      bytes: [0x61, 0x62, 0xe2, 0x82],
+      ok: false,
+      message: /offset 2/,
+    },
+    { name: "UTF-16 LE", bytes: [0xff, 0xfe, 0x61, 0x00], ok: false, message: /UTF-16/ },
+    { name: "UTF-16 BE", bytes: [0xfe, 0xff, 0x00, 0x61], ok: false, message: /UTF-16/ },
+  ];
+  it.each(cases)("$name", (c) => {
+    const out = decodeText(Buffer.from(c.bytes));
+    expect(out.ok).toBe(c.ok);
+    if (out.ok) expect(out.text).toBe(c.text);
+    else expect(out.message).toMatch(c.message ?? /./);
+  });
+
+  it("finds the first invalid byte of any buffer, or its length when there is none", () => {
+    expect(firstInvalidUtf8(Buffer.from("plain ascii"))).toBe(11);
+    expect(firstInvalidUtf8(Buffer.from([0xf5, 0x80, 0x80, 0x80]))).toBe(0);
+    expect(firstInvalidUtf8(Buffer.from([0x61, 0x80]))).toBe(1);
+  });
+});
