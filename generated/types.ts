@@ -1903,15 +1903,15 @@ export interface WorkflowStepConfig {
    */
   collection?: string;
   /**
-   * Name under which each item is visible to the inner step (forEach).
+   * Name under which each item is visible to the inner step (forEach). When unset: item.
    */
   itemVar?: string;
   /**
-   * Iterations run at once (forEach).
+   * Iterations run at once (forEach). When unset: 10.
    */
   maxParallel?: number;
   /**
-   * Maximum number of items processed (forEach); hard cap 1000.
+   * Maximum number of items processed (forEach); hard cap 1000. When unset: 100.
    */
   maxIterations?: number;
   step?: ForEachStepConfig;

@@ -97,6 +97,24 @@ function duplicateListEntries(
   return errors;
 }
 
+/** An ajv that only fills in defaults: every extension keyword is an annotation here. */
+function newDefaultingAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ useDefaults: true, strict: false, validateFormats: false });
+  for (const keyword of [
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-map-type",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-validations",
+    "x-mcpfleet-crd",
+  ]) {
+    ajv.addKeyword({ keyword });
+  }
+  return ajv;
+}
+
 function newAjv(): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
@@ -248,9 +266,28 @@ function dropBranchErrors(errors: ErrorObject[]): ErrorObject[] {
 export class SchemaSet {
   private readonly ajv = newAjv();
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly defaulter = newDefaultingAjv();
+  private readonly defaulters = new Map<string, ValidateFunction>();
 
   constructor(readonly files: readonly SchemaFile[]) {
-    for (const file of files) this.ajv.addSchema(markUnknownFields(file.schema), file.id);
+    for (const file of files) {
+      this.ajv.addSchema(markUnknownFields(file.schema), file.id);
+      this.defaulter.addSchema(file.schema, file.id);
+    }
+  }
+
+  /**
+   * Fills in schema defaults, in place, as the API server does before it validates: a CEL rule
+   * sees the defaulted object, so a default that a rule forbids is caught here as on a cluster.
+   */
+  private applyDefaults(ref: string, doc: unknown): void {
+    let fn = this.defaulters.get(ref);
+    if (fn === undefined) {
+      fn = this.defaulter.getSchema(ref);
+      if (fn === undefined) throw new Error(`no schema ${ref}`);
+      this.defaulters.set(ref, fn);
+    }
+    fn(doc);
   }
 
   /** The compiled validator of a schema `$id` (optionally with a `#/$defs/...` fragment). */
@@ -264,7 +301,14 @@ export class SchemaSet {
     return fn;
   }
 
+  /** Validates a document (left unchanged) against a schema, defaults applied first. */
   validateSchema(ref: string, doc: unknown): SchemaIssue[] {
+    return this.validateOwned(ref, structuredClone(doc));
+  }
+
+  /** Validates a document this set may modify (it applies defaults to it). */
+  private validateOwned(ref: string, doc: unknown): SchemaIssue[] {
+    this.applyDefaults(ref, doc);
     const validate = this.validator(ref);
     if (validate(doc)) return [];
     const seen = new Set<string>();
@@ -283,7 +327,7 @@ export class SchemaSet {
    * nothing after it) is treated as absent rather than as a wrongly typed value.
    */
   validateKind(kind: string, doc: unknown): SchemaIssue[] {
-    return this.validateSchema(kindSchemaId(kind as Kind), dropNullFields(doc));
+    return this.validateOwned(kindSchemaId(kind as Kind), dropNullFields(doc));
   }
 }
 

@@ -15,9 +15,12 @@ export function shorten(name: string, max: number): string {
   return `${head}-${digest}`;
 }
 
-/** A DNS-1123 label (Services, container and port names, label values of names). */
+/**
+ * A DNS-1123 label (Service and StatefulSet names, container and port names). Object names may
+ * contain dots, labels may not: dots become dashes.
+ */
 export function dnsLabel(name: string): string {
-  return shorten(name, DNS_LABEL_MAX);
+  return shorten(name.replace(/\./g, "-"), DNS_LABEL_MAX);
 }
 
 /** A DNS-1123 subdomain (most object names). */

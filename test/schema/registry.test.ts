@@ -544,8 +544,8 @@ const configCases: Case[] = [
 
   // Database
   {
-    name: "embedded together with a host",
-    mutate: (d) => (d.database = { embedded: {}, host: "db" }),
+    name: "embedded together with PostgreSQL credentials",
+    mutate: (d) => (d.database = { embedded: {}, passwordFile: "/secrets/db" }),
     path: "/database/embedded",
     level: "cel",
     message: "embedded cannot be combined",
