@@ -22,6 +22,7 @@ function shuffled<V>(items: readonly V[], seed: number): V[] {
 describe("determinism", () => {
   it("gives the same bytes for every order of the examples", async () => {
     const { resources } = await loadPaths([join(projectRoot(), "examples")]);
+    render(resources);
     const first = renderFiles(resources, undefined, { install: false });
     expect(first.files.size).toBeGreaterThan(0);
     for (const seed of [1, 7, 42, 1234]) {
@@ -36,6 +37,7 @@ describe("determinism", () => {
       { ...server("a"), metadata: { name: "a", namespace: "alpha" } },
       res("MCPToolConfig", "only-config", {}, "config-only"),
     ];
+    render(resources);
     const { files } = renderFiles(resources, undefined, { install: false });
     expect([...files.keys()]).toEqual(["alpha.yaml", "zeta.yaml"]);
     expect(files.get("alpha.yaml")).toContain("namespace: alpha");

@@ -130,9 +130,7 @@ describe("workload status", () => {
     });
     expect(status(e).phase).toBe("Failed");
     const g = res("MCPGroup", "g", {});
-    expect(status({ ...e, spec: { ...e.spec, groupRef: "g" } }, [g]).phase).toBe(
-      "Valid",
-    );
+    expect(status({ ...e, spec: { ...e.spec, groupRef: "g" } }, [g]).phase).toBe("Valid");
   });
 });
 
