@@ -26,7 +26,21 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** Resources of our API group in one file's text, with namespaces settled. */
+/**
+ * A copy without null fields: the API server drops a null value of a field that is not nullable
+ * (`env:` with nothing after it), and so does the validator, so renderers never see one.
+ */
+export function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (isObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = dropNulls(v);
+    return out;
+  }
+  return value;
+}
+
+/** Resources of our API group in one file's text, with namespaces settled and nulls dropped. */
 export function resourcesOfText(text: string, namespace: string): Resource[] {
   const out: Resource[] = [];
   for (const doc of parseDocuments(text, DEFAULT_OPTIONS)) {
@@ -40,12 +54,15 @@ export function resourcesOfText(text: string, namespace: string): Resource[] {
       if (!isObject(item) || typeof item.apiVersion !== "string") continue;
       if (!item.apiVersion.startsWith(`${API_GROUP}/`)) continue;
       if (typeof item.kind !== "string" || !isKind(item.kind)) continue;
-      const metadata = isObject(item.metadata) ? item.metadata : {};
+      const metadata = isObject(item.metadata)
+        ? (dropNulls(item.metadata) as Record<string, unknown>)
+        : {};
       const ns =
         typeof metadata.namespace === "string" && metadata.namespace !== ""
           ? metadata.namespace
           : namespace;
-      out.push({ ...item, metadata: { ...metadata, namespace: ns } } as unknown as Resource);
+      const clean = dropNulls(item) as Record<string, unknown>;
+      out.push({ ...clean, metadata: { ...metadata, namespace: ns } } as unknown as Resource);
     }
   }
   return out;

@@ -1,5 +1,6 @@
 // MCPServer: one test per spec field that affects what is rendered (set it, see it).
 import { describe, expect, it } from "vitest";
+import { resourcesOfText } from "../../src/synth/load.js";
 import { RUNCONFIG_CHECKSUM } from "../../src/synth/runner.js";
 import {
   NS,
@@ -683,5 +684,17 @@ describe("MCPServer run-config checksum", () => {
 
   it("does not change when an unrelated resource changes", () => {
     expect(checksum(render([...base, s, res("MCPToolConfig", "other", {})]), "s")).toBe(before);
+  });
+});
+
+describe("MCPServer from YAML", () => {
+  it("treats null fields as absent, as the API server does", () => {
+    const [s] = resourcesOfText(
+      "apiVersion: toolhive.stacklok.dev/v1alpha1\nkind: MCPServer\nmetadata:\n  name: n\n  namespace: team-a\nspec:\n  image: img:1\n  env:\n  args:\n",
+      "default",
+    );
+    expect(s?.spec).toEqual({ image: "img:1" });
+    const objects = render(s === undefined ? [] : [s]);
+    expect(runConfigOf(objects, "n").env_vars).toBeUndefined();
   });
 });
