@@ -138,7 +138,8 @@ function namespaceResources(ns: string, count: number, rand: () => number): Doc[
   let i = 0;
   while (out.length < count) {
     const n = i++;
-    const pick = rand();
+    // The first workload of a namespace is an MCPServer, the backend its virtual servers name.
+    const pick = n === 0 ? 0 : rand();
     const name = `srv-${n}`;
     if (pick < 0.5) {
       out.push({
@@ -276,7 +277,7 @@ function generateCorpus(dir: string): number {
   all.length = RESOURCES;
   let invalid = 0;
   for (const d of all) {
-    if (d.kind === "MCPServer" && rand() < 0.2) {
+    if (d.kind === "MCPServer" && rand() < 0.23) {
       MISTAKES[Math.floor(rand() * MISTAKES.length)]!(d);
       invalid++;
     }

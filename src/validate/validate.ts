@@ -288,6 +288,16 @@ function validateOwn(
       "schema",
     );
   }
+  // Server-side apply needs a name (generateName only works with create); the schemas'
+  // ObjectMeta leaves it optional, so the validator checks it.
+  const metadata = value.metadata;
+  if (
+    isObject(metadata) &&
+    (typeof metadata.name !== "string" || metadata.name === "") &&
+    !issues.some((i) => i.path === "/metadata/name")
+  ) {
+    addIssue(unit, "/metadata/name", 'missing required field "name"', "schema");
+  }
   let covered: ConfigIssue[] = [];
   if (kind === "MCPRegistry" && isObject(value.spec)) {
     covered = sourceRuleIssues(value.spec);

@@ -103,6 +103,12 @@ describe("schema level", () => {
       messages: { "/kind": /unknown kind "MCPThing"/ },
     },
     {
+      name: "a resource without a name",
+      docs: [{ ...server(), metadata: { namespace: "x" } }],
+      want: ["error schema /metadata/name"],
+      messages: { "/metadata/name": /missing required field "name"/ },
+    },
+    {
       name: "a missing apiVersion",
       docs: [{ kind: "MCPServer", metadata: { name: "x" }, spec: { image: "i" } }],
       want: ["error schema /apiVersion"],
