@@ -3,6 +3,7 @@
 // previous complete output or the new complete output.
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { McpfleetError } from "../errors.js";
 import { installFiles } from "./install.js";
 import type { Resource } from "./model.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "./options.js";
@@ -23,6 +24,18 @@ export function renderFiles(
   { install = true }: { install?: boolean } = {},
 ): RenderedFiles {
   const result = synthesize(resources, options);
+  // Validation refuses resources whose objects would collide; this guards the renderers too.
+  const seen = new Set<string>();
+  for (const o of result.objects) {
+    const id = `${o.apiVersion}/${o.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+    if (seen.has(id)) {
+      throw new McpfleetError(
+        "ERR_INVALID_RESOURCES",
+        `two resources render the same object ${id}`,
+      );
+    }
+    seen.add(id);
+  }
   const files = new Map<string, string>();
   let namespaces = 0;
   for (const [namespace, objects] of result.byNamespace) {

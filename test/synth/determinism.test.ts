@@ -64,3 +64,13 @@ describe("long names", () => {
     expect(find(objects, "Service", "mcp-short-proxy")).toBeDefined();
   });
 });
+
+describe("collisions", () => {
+  it("refuses to write two objects of the same kind, namespace and name", () => {
+    // Validation reports this before synthesis; renderFiles refuses it on its own as well.
+    const clash = res("MCPRemoteProxy", "same", { remoteURL: "https://x.example.com/mcp" });
+    expect(() => renderFiles([server("same"), clash], undefined, { install: false })).toThrow(
+      /render the same object v1\/ConfigMap team-a\/same-runconfig/,
+    );
+  });
+});
