@@ -14,6 +14,7 @@ import { describe, expect, it, vi } from "vitest";
 import { main as synthMain } from "../../src/cli/synth.js";
 import { main as validateMain } from "../../src/cli/validate.js";
 import { isMcpfleetError } from "../../src/errors.js";
+import { loadPaths } from "../../src/synth/load.js";
 import { projectRoot } from "../../src/project.js";
 
 const root = projectRoot();
@@ -173,5 +174,32 @@ describe("mcpfleet synth", () => {
     const missing = await mcpfleet("synth", join(work, "does-not-exist"), "-o", join(work, "x"));
     expect(missing.status).toBe(2);
     expect(existsSync(join(work, "x"))).toBe(false);
+  });
+});
+
+describe("loadPaths", () => {
+  it("reads standard input once and validates it with the rest", async () => {
+    const stdin = `apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPServer
+metadata:
+  name: piped
+spec:
+  image: img:1
+  groupRef: engineering
+`;
+    const loaded = await loadPaths(
+      ["-", join(examples, "resources", "mcpgroup-engineering.yaml")],
+      {
+        stdin: () => Promise.resolve(Buffer.from(stdin)),
+      },
+    );
+    expect(loaded.valid).toBe(true);
+    expect(loaded.resources.map((r) => `${r.kind}/${r.metadata.name}`).sort()).toEqual([
+      "MCPGroup/engineering",
+      "MCPServer/piped",
+    ]);
+    const alone = await loadPaths(["-"], { stdin: () => Promise.resolve(Buffer.from(stdin)) });
+    expect(alone.valid).toBe(false);
+    expect(alone.resources).toEqual([]);
   });
 });
