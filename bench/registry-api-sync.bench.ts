@@ -84,7 +84,7 @@ async function syncOnce(endpoint: string, store: string, database: string, floor
   });
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      child.once("message", (m) => resolve(String(m)));
+      child.once("message", (m) => resolve(m as string));
       child.once("exit", (code) => reject(new Error(`registry exited with ${String(code)}`)));
     });
     let status: { phase?: string; entryCount?: number; message?: string } = {};

@@ -6,11 +6,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
     version: 1,
     name: "initial",
     sql: `
-CREATE TABLE store_state (
-  id integer PRIMARY KEY CHECK (id = 1),
-  generation bigint NOT NULL
-);
-INSERT INTO store_state (id, generation) VALUES (1, 1);
+CREATE SEQUENCE store_generation;
 
 CREATE TABLE sources (
   name text COLLATE "C" PRIMARY KEY,

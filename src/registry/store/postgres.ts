@@ -110,6 +110,7 @@ export class PostgresDb implements Db {
           await conn.query(
             `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${app}`,
           );
+          await conn.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${app}`);
           await conn.query(`REVOKE ALL ON mcpfleet_migrations FROM ${app}`);
           await conn.query(`GRANT SELECT ON mcpfleet_migrations TO ${app}`);
         }

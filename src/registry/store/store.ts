@@ -124,6 +124,11 @@ function viewCondition(sources: string[]): string {
       AND array_position($1::text[], p.source::text) < array_position($1::text[], e.source::text))`;
 }
 
+/** Status rows with a live entry count (publishes do not touch the status row). */
+const STATUS_SELECT = `SELECT st.source, st.phase, st.last_attempt, st.last_success, st.message,
+  st.content_hash, (SELECT count(*) FROM entries e WHERE e.source = st.source) AS entry_count
+  FROM source_status st`;
+
 export class Store {
   private generationValue = 0;
 
@@ -149,25 +154,24 @@ export class Store {
 
   async refreshGeneration(): Promise<number> {
     const r = await this.db.query<{ generation: string | number }>(
-      `SELECT generation FROM store_state WHERE id = 1`,
+      `SELECT last_value AS generation FROM store_generation`,
     );
     const g = Number(r.rows[0]?.generation ?? 0);
     this.generationValue = Math.max(this.generationValue, g);
     return g;
   }
 
-  /** A write transaction that bumps the generation. */
+  /**
+   * A write transaction. After it commits, the generation (a sequence: no row lock that would
+   * serialize writers) moves on, so readers here and on other replicas drop cached answers;
+   * it moves only after the commit, so a reader never caches pre-commit data under it.
+   */
   async write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    let gen = 0;
-    const result = await this.db.transaction(async (tx) => {
-      const out = await fn(tx);
-      const r = await tx.query<{ generation: string | number }>(
-        `UPDATE store_state SET generation = generation + 1 WHERE id = 1 RETURNING generation`,
-      );
-      gen = Number(r.rows[0]?.generation ?? 0);
-      return out;
-    });
-    this.generationValue = Math.max(this.generationValue, gen);
+    const result = await this.db.transaction(fn);
+    const r = await this.db
+      .query<{ generation: string | number }>(`SELECT nextval('store_generation') AS generation`)
+      .catch(() => undefined);
+    this.generationValue = Math.max(this.generationValue, Number(r?.rows[0]?.generation ?? 0));
     return result;
   }
 
@@ -202,9 +206,9 @@ export class Store {
         [name, kind, JSON.stringify(config), origin],
       );
       await tx.query(
-        `INSERT INTO source_status (source, phase) VALUES ($1, 'Pending')
+        `INSERT INTO source_status (source, phase) VALUES ($1, $2)
          ON CONFLICT (source) DO NOTHING`,
-        [name],
+        [name, kind === "managed" ? "Ready" : "Pending"],
       );
       return { created: r.rows[0]?.inserted === true };
     });
@@ -305,9 +309,9 @@ export class Store {
           [s.name, s.kind, JSON.stringify(s.config)],
         );
         await tx.query(
-          `INSERT INTO source_status (source, phase) VALUES ($1, 'Pending')
+          `INSERT INTO source_status (source, phase) VALUES ($1, $2)
            ON CONFLICT (source) DO NOTHING`,
-          [s.name],
+          [s.name, s.kind === "managed" ? "Ready" : "Pending"],
         );
       }
       const srcNames = sources.map((s) => s.name);
@@ -335,12 +339,12 @@ export class Store {
   // ---- sync status ---------------------------------------------------------------------
 
   async getStatus(source: string): Promise<SyncStatus | undefined> {
-    const r = await this.db.query(`SELECT * FROM source_status WHERE source = $1`, [source]);
+    const r = await this.db.query(`${STATUS_SELECT} WHERE st.source = $1`, [source]);
     return r.rows[0] === undefined ? undefined : toStatus(r.rows[0]);
   }
 
   async listStatus(): Promise<Map<string, SyncStatus>> {
-    const r = await this.db.query(`SELECT * FROM source_status`);
+    const r = await this.db.query(STATUS_SELECT);
     return new Map(r.rows.map((row) => [String(row.source), toStatus(row)]));
   }
 
@@ -485,6 +489,9 @@ export class Store {
   /** Publishes one version into a managed source. 409 when the version exists. */
   async publish(source: string, entry: ServerEntry): Promise<StoredEntry> {
     return this.write(async (tx) => {
+      // One name at a time (across replicas); the hot rows (status count, generation) are
+      // touched last so their row locks are held only until the commit.
+      // The lock is its own statement: a statement's snapshot predates a lock it waits for.
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
         `mcpfleet-entry:${source}:${entry.name}`,
       ]);
@@ -493,22 +500,27 @@ export class Store {
          ORDER BY published_at, version`,
         [source, entry.name],
       );
-      if (prev.rows.some((p) => p.version === entry.version)) {
+      const rows = prev.rows;
+      if (rows.some((p) => p.version === entry.version)) {
         throw new McpfleetError(
           "ERR_VERSION_EXISTS",
           `${entry.name} version ${entry.version} is already published; versions are immutable`,
         );
       }
-      const first = prev.rows[0];
+      const first = rows[0];
       if (first !== undefined && !sameClaims(first.claims ?? undefined, entry.claims)) {
         throw new McpfleetError(
           "ERR_CLAIMS_MISMATCH",
           `every version of ${entry.name} must carry the claims of its first version`,
         );
       }
-      await tx.query(
-        `INSERT INTO entries (source, name, version, server, search, claims, status, digest)
-         VALUES ($1, $2, $3, $4::json, $5, $6::jsonb, $7, $8)`,
+      const latest = latestVersion([...rows.map((p) => p.version), entry.version]);
+      const isLatest = latest === entry.version;
+      const r = await tx.query(
+        `INSERT INTO entries (source, name, version, server, search, claims, status, digest,
+           is_latest)
+         VALUES ($1, $2, $3, $4::json, $5, $6::jsonb, $7, $8, $9)
+         RETURNING ${ENTRY_COLUMNS.replace(/e\./g, "")}`,
         [
           source,
           entry.name,
@@ -518,17 +530,16 @@ export class Store {
           entry.claims === undefined ? null : JSON.stringify(entry.claims),
           entry.status,
           digestOf(entry.server, entry.claims, entry.status),
+          isLatest,
         ],
       );
-      await recomputeLatest(tx, source, entry.name, [
-        ...prev.rows.map((p) => p.version),
-        entry.version,
-      ]);
-      await bumpCount(tx, source);
-      const r = await tx.query(
-        `SELECT ${ENTRY_COLUMNS} FROM entries e WHERE source = $1 AND name = $2 AND version = $3`,
-        [source, entry.name, entry.version],
-      );
+      if (isLatest && rows.length > 0) {
+        await tx.query(
+          `UPDATE entries SET is_latest = false, updated_at = now()
+           WHERE source = $1 AND name = $2 AND is_latest AND version <> $3`,
+          [source, entry.name, entry.version],
+        );
+      }
       return toEntry(r.rows[0] as Record<string, unknown>);
     });
   }
@@ -554,7 +565,6 @@ export class Store {
         name,
         rest.rows.map((x) => x.version),
       );
-      await bumpCount(tx, source);
       return true;
     });
   }
@@ -627,16 +637,6 @@ async function recomputeLatest(
        CASE WHEN is_latest <> (version = $3) THEN now() ELSE updated_at END
      WHERE source = $1 AND name = $2`,
     [source, name, latest],
-  );
-}
-
-async function bumpCount(tx: Queryable, source: string): Promise<void> {
-  await tx.query(
-    `INSERT INTO source_status (source, phase, entry_count, last_success)
-     VALUES ($1, 'Ready', (SELECT count(*) FROM entries WHERE source = $1), now())
-     ON CONFLICT (source) DO UPDATE SET phase = 'Ready',
-       entry_count = (SELECT count(*) FROM entries WHERE source = $1)`,
-    [source],
   );
 }
 
