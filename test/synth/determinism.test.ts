@@ -6,7 +6,7 @@ import { projectRoot } from "../../src/project.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { Resource } from "../../src/synth/model.js";
 import { renderFiles } from "../../src/synth/output.js";
-import { find, render, res, server } from "./helpers.js";
+import { find, proxy, render, res, server } from "./helpers.js";
 
 function shuffled<V>(items: readonly V[], seed: number): V[] {
   const out = [...items];
@@ -57,6 +57,13 @@ describe("long names", () => {
     expect(new Set(services).size).toBe(2);
     const again = render([server(other), server(long)]);
     expect(again.filter((o) => o.kind === "Service").map((o) => o.metadata.name)).toEqual(services);
+  });
+
+  it("with dots become valid DNS labels where a label is needed", () => {
+    const objects = render([server("team.fetch"), proxy("gh.remote")]);
+    expect(find(objects, "Service", "mcp-team-fetch-proxy")).toBeDefined();
+    expect(find(objects, "Service", "mcp-gh-remote-remote-proxy")).toBeDefined();
+    expect(find(objects, "ConfigMap", "team.fetch-runconfig")).toBeDefined();
   });
 
   it("keep names that fit unchanged", () => {
