@@ -149,14 +149,33 @@ export function findReferencePatterns(
   );
 }
 
-/** Reference patterns of every kind, computed once per schema set. */
+/** Reference patterns of every kind (for tests and documentation). */
 export function referenceTable(files: readonly SchemaFile[]): Map<Kind, ReferencePattern[]> {
-  const cached = tables.get(files);
-  if (cached !== undefined) return cached;
-  const table = new Map<Kind, ReferencePattern[]>();
-  for (const kind of KINDS) table.set(kind, findReferencePatterns(files, kind));
-  tables.set(files, table);
-  return table;
+  const of = referencePatternsOf(files);
+  return new Map(KINDS.map((kind) => [kind, of(kind)]));
+}
+
+/**
+ * The patterns of a kind, found on first use and kept per schema set: a run that meets only
+ * MCPServers walks only the MCPServer schema (this matters to the cold start).
+ */
+export function referencePatternsOf(
+  files: readonly SchemaFile[],
+): (kind: Kind) => ReferencePattern[] {
+  let table = tables.get(files);
+  if (table === undefined) {
+    table = new Map();
+    tables.set(files, table);
+  }
+  const cache = table;
+  return (kind) => {
+    let patterns = cache.get(kind);
+    if (patterns === undefined) {
+      patterns = findReferencePatterns(files, kind);
+      cache.set(kind, patterns);
+    }
+    return patterns;
+  };
 }
 
 const tables = new WeakMap<readonly SchemaFile[], Map<Kind, ReferencePattern[]>>();

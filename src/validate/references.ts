@@ -90,7 +90,7 @@ export class ResourceIndex {
 /** Runs every reference-level rule and attaches the issues to the units. */
 export function checkReferences(
   resources: readonly OwnResource[],
-  patterns: ReadonlyMap<Kind, readonly ReferencePattern[]>,
+  patterns: (kind: Kind) => readonly ReferencePattern[],
   options: ReferenceOptions,
 ): void {
   const index = new ResourceIndex(resources);
@@ -98,7 +98,7 @@ export function checkReferences(
   checkWorkloadCollisions(resources);
   const missing = options.allowMissingRefs ? "warning" : "error";
   for (const r of resources) {
-    for (const pattern of patterns.get(r.kind) ?? []) checkPattern(r, pattern, index, missing);
+    for (const pattern of patterns(r.kind)) checkPattern(r, pattern, index, missing);
     const backends = new Map<string, Set<string>>();
     for (const pattern of WORKLOAD_PATTERNS[r.kind] ?? []) {
       checkWorkloadPattern(r, pattern, index, missing, backends);

@@ -17,7 +17,7 @@ import {
 } from "../schema/index.js";
 import { issueLine } from "./format.js";
 import { validateKube } from "./kube.js";
-import { referenceTable } from "./reference-table.js";
+import { referencePatternsOf } from "./reference-table.js";
 import { type OwnResource, checkReferences } from "./references.js";
 import {
   REGISTRY_CONFIG_KIND,
@@ -109,7 +109,7 @@ export async function validateTexts(
 }
 
 function finish(ctx: Context, results: readonly ResourceResult[]): void {
-  checkReferences(ctx.own, referenceTable(ctx.set.files), {
+  checkReferences(ctx.own, referencePatternsOf(ctx.set.files), {
     allowMissingRefs: ctx.options.allowMissingRefs,
   });
   // Issues in the order of their position in the file, whatever level found them.
