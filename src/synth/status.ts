@@ -5,6 +5,7 @@
 // parameter, and what only the cluster knows (ready replicas) comes in as observations.
 import type * as T from "../../generated/types.js";
 import { KINDS, type Kind } from "../schema/kinds.js";
+import { registryUrl } from "./constructs/mcpregistry.js";
 import { mcpServerUrl } from "./constructs/mcpserver.js";
 import { remoteProxyUrl } from "./constructs/mcpremoteproxy.js";
 import {
@@ -15,7 +16,6 @@ import {
 } from "./constructs/virtualmcpserver.js";
 import { contentHash } from "./hash.js";
 import { type Resource, type ResourceSet, groupName } from "./model.js";
-import { dnsLabel } from "./names.js";
 
 /** lastTransitionTime when none is given: a fixed instant, so output stays deterministic. */
 export const EPOCH = "1970-01-01T00:00:00Z";
@@ -440,11 +440,6 @@ function vmcpStatus(r: Resource<"VirtualMCPServer">, ctx: Ctx): Status {
       status: "unknown",
     })),
   });
-}
-
-/** The registry API's in-cluster URL (Service `<n>-api`, port 8080). */
-export function registryUrl(name: string, namespace: string): string {
-  return `http://${dnsLabel(`${name}-api`)}.${namespace}.svc.cluster.local:8080`;
 }
 
 /** The status of one resource. */
