@@ -1,8 +1,8 @@
 // (b) An `api` source syncing 100,000 servers from a local upstream-shaped registry (run in a
 // child process so that only the registry server's memory is measured): sync time and the
 // server's peak RSS (target < 300 MB: the sync streams pages into the store in batches).
-import { fork } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fork, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -78,12 +78,36 @@ function peakRssMb(pid: number): number {
 
 async function syncOnce(endpoint: string, store: string, database: string, floorS: number) {
   const t = performance.now();
-  const child = fork(import.meta.filename, ["serve-registry", endpoint, database], {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
-  });
+  // The real command from build/ when it is built (as `make bench` does), else through tsx.
+  const built = join(import.meta.dirname, "../build/src/cli/main.js");
+  const cfgDir = mkdtempSync(join(tmpdir(), "bench-api-cfg-"));
+  const cfg = join(cfgDir, "config.yaml");
+  writeFileSync(
+    cfg,
+    `sources:\n  - name: upstream\n    api: { endpoint: "${endpoint}" }\nregistries:\n  - name: default\n    sources: [upstream]\nauth: { mode: anonymous }\ndatabase: ${database}\n`,
+  );
+  const heap = process.env.BENCH_HEAP ? [`--max-old-space-size=${process.env.BENCH_HEAP}`] : [];
+  const child = existsSync(built)
+    ? spawn(
+        process.execPath,
+        [...heap, built, "registry", "serve", "--config", cfg, "--port", "0"],
+        {
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      )
+    : fork(import.meta.filename, ["serve-registry", endpoint, database], {
+        execArgv: ["--import", "tsx", ...heap],
+        stdio: ["ignore", "pipe", "inherit", "ipc"],
+      });
+  const how = existsSync(built) ? "build/ command" : "tsx";
   try {
     const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout?.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = /"url":"(http:[^"]+)"/.exec(out);
+        if (m?.[1] !== undefined) resolve(m[1]);
+      });
       child.once("message", (m) => resolve(m as string));
       child.once("exit", (code) => reject(new Error(`registry exited with ${String(code)}`)));
     });
@@ -113,11 +137,12 @@ async function syncOnce(endpoint: string, store: string, database: string, floor
       Math.round(mb),
       "MB",
       mb / 300,
-      `peak RSS (VmHWM) of the registry server process; target < 300 MB, ratio < 1 meets it${store === "pglite" ? "; the embedded store alone reserves about 370 MB of WASM heap at open, whatever the catalog size" : ""}`,
+      `peak RSS (VmHWM) of the registry server process (${how}); target < 300 MB, ratio < 1 meets it${store === "pglite" ? "; the embedded store alone reserves about 370 MB of WASM heap at open, whatever the catalog size" : ""}`,
     );
   } finally {
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
+    rmSync(cfgDir, { recursive: true, force: true });
   }
 }
 
