@@ -50,6 +50,10 @@ export const ERROR_CODES = {
   ERR_GIT_UNREACHABLE: { status: 503, title: "Git server unreachable" },
   ERR_GIT_FAILED: { status: 502, title: "Git operation failed" },
   ERR_WEBHOOK_SIGNATURE: { status: 401, title: "Webhook signature missing or wrong" },
+  ERR_KUBE_API: { status: 502, title: "Kubernetes API request failed" },
+  ERR_IMMUTABLE_FIELD: { status: 422, title: "Change to an immutable field" },
+  ERR_INTERRUPTED: { status: 503, title: "Stopped before the apply finished" },
+  ERR_NOT_LEADER: { status: 503, title: "Another replica is the leader" },
   ERR_NOT_IMPLEMENTED: { status: 501, title: "Not available yet" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

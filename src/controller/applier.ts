@@ -1,13 +1,13 @@
 // The seam between the sync pipeline and where rendered objects go. The directory target
 // (render-target.ts) writes manifests; the cluster target applies them with server-side apply.
-import type { KubeObject } from "../synth/model.js";
+import type { KubeObject, Resource } from "../synth/model.js";
 import type { Revision } from "./git-source.js";
 
 /** One object's fate in an apply, for logs that say what changed object by object. */
 export interface ObjectChange {
   /** `Kind namespace/name` (cluster-scoped: `Kind name`). */
   object: string;
-  action: "created" | "configured" | "unchanged" | "pruned";
+  action: "created" | "configured" | "unchanged" | "pruned" | "recreated";
 }
 
 export interface ApplyResult {
@@ -16,6 +16,18 @@ export interface ApplyResult {
   unchanged: number;
   pruned: number;
   changes: ObjectChange[];
+  /** Custom resource statuses written (cluster target). */
+  statuses?: number;
+}
+
+export interface ApplyOptions {
+  dryRun?: boolean;
+  /** The validated resources the objects were rendered from (the cluster target applies them). */
+  resources?: readonly Resource[];
+  /** Which resource (by object key) each rendered object belongs to. */
+  owners?: ReadonlyMap<string, string>;
+  /** Send every object even when its content has not changed (drift correction). */
+  resend?: boolean;
 }
 
 export interface Applier {
@@ -29,7 +41,7 @@ export interface Applier {
   apply(
     objects: readonly KubeObject[],
     revision: Revision,
-    options?: { dryRun?: boolean },
+    options?: ApplyOptions,
   ): Promise<ApplyResult>;
 }
 

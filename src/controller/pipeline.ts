@@ -4,9 +4,9 @@
 // root, and no objects at all.
 import { relative, sep } from "node:path";
 import { loadPaths } from "../synth/load.js";
-import type { KubeObject } from "../synth/model.js";
+import type { KubeObject, Resource } from "../synth/model.js";
+import { renderWithOwners } from "./cluster-plan.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
-import { synthesize } from "../synth/render.js";
 import { issueLine } from "../validate/format.js";
 import type { Report } from "../validate/types.js";
 
@@ -17,7 +17,15 @@ export interface RenderOptions {
 }
 
 export type RenderOutcome =
-  | { ok: true; objects: KubeObject[]; resources: number; warnings: string[] }
+  | {
+      ok: true;
+      objects: KubeObject[];
+      resources: number;
+      /** The validated resources, and which of them (by key) each object was rendered for. */
+      loaded: Resource[];
+      owners: Map<string, string>;
+      warnings: string[];
+    }
   | { ok: false; errors: string[]; warnings: string[] };
 
 /** Error and warning lines of a report, with file names relative to `root`. */
@@ -48,6 +56,13 @@ export async function renderDirectory(
   if (!loaded.valid || errors.length > 0) {
     return { ok: false, errors, warnings };
   }
-  const result = synthesize(loaded.resources, options.synth ?? DEFAULT_SYNTH_OPTIONS);
-  return { ok: true, objects: result.objects, resources: loaded.resources.length, warnings };
+  const result = renderWithOwners(loaded.resources, options.synth ?? DEFAULT_SYNTH_OPTIONS);
+  return {
+    ok: true,
+    objects: result.objects,
+    resources: loaded.resources.length,
+    loaded: loaded.resources,
+    owners: result.owners,
+    warnings,
+  };
 }

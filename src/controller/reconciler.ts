@@ -125,7 +125,12 @@ export class Reconciler {
     const dryRun = this.opts.dryRun === true;
     let result: ApplyResult;
     try {
-      result = await applier.apply(rendered.objects, revision, { dryRun });
+      result = await applier.apply(rendered.objects, revision, {
+        dryRun,
+        resources: rendered.loaded,
+        owners: rendered.owners,
+        resend: driftDue,
+      });
     } catch (err) {
       return this.fail("apply", err, revision, started);
     }

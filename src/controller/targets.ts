@@ -1,8 +1,11 @@
 // Where a sync's objects go, from `--target`: `dir:PATH` writes manifests (render-target.ts);
-// `cluster` applies them to a Kubernetes API server with server-side apply, a target this build
-// does not provide yet. This is the one place that chooses an Applier.
+// `cluster` applies them to a Kubernetes API server with server-side apply (cluster-applier.ts).
+// This is the one place that chooses an Applier.
 import { McpfleetError } from "../errors.js";
 import type { Applier } from "./applier.js";
+import { ClusterApplier } from "./cluster-applier.js";
+import type { ObjectChange } from "./applier.js";
+import { KubeClient } from "./kube-client.js";
 import { DirTarget } from "./render-target.js";
 
 export type TargetSpec = { kind: "cluster" } | { kind: "dir"; path: string };
@@ -13,6 +16,8 @@ export interface ClusterTargetOptions {
   fieldManager: string;
   prune: boolean;
   forceRecreate: boolean;
+  /** Namespace of the inventory and the leader Lease (default: $POD_NAMESPACE, else the context's). */
+  namespace?: string;
 }
 
 export function parseTarget(text: string): TargetSpec {
@@ -21,11 +26,42 @@ export function parseTarget(text: string): TargetSpec {
   throw new McpfleetError("ERR_USAGE", `--target must be cluster or dir:PATH, not ${text}`);
 }
 
-export function createApplier(spec: TargetSpec, cluster: ClusterTargetOptions): Applier {
+/** The controller's own namespace: the option, else $POD_NAMESPACE, else the kubeconfig's. */
+export function controllerNamespace(client: KubeClient, explicit?: string): string {
+  if (explicit !== undefined && explicit !== "") return explicit;
+  const pod = process.env.POD_NAMESPACE;
+  return pod !== undefined && pod !== "" ? pod : client.defaultNamespace();
+}
+
+export function clusterClient(cluster: ClusterTargetOptions): KubeClient {
+  try {
+    return KubeClient.fromFile(cluster.kubeconfig);
+  } catch (err) {
+    throw new McpfleetError(
+      "ERR_USAGE",
+      `cannot load the kubeconfig${cluster.kubeconfig !== undefined ? ` ${cluster.kubeconfig}` : ""}: ${(err as Error).message}`,
+    );
+  }
+}
+
+export function createApplier(
+  spec: TargetSpec,
+  cluster: ClusterTargetOptions,
+  hooks: {
+    onChange?: (c: ObjectChange) => void;
+    stopping?: () => boolean;
+    client?: KubeClient;
+  } = {},
+): Applier {
   if (spec.kind === "dir") return new DirTarget(spec.path);
-  void cluster;
-  throw new McpfleetError(
-    "ERR_NOT_IMPLEMENTED",
-    "--target cluster is not available yet: this build cannot apply to a Kubernetes API server; use --target dir:PATH to render manifests",
-  );
+  const client = hooks.client ?? clusterClient(cluster);
+  return new ClusterApplier({
+    client,
+    fieldManager: cluster.fieldManager,
+    prune: cluster.prune,
+    forceRecreate: cluster.forceRecreate,
+    namespace: controllerNamespace(client, cluster.namespace),
+    ...(hooks.onChange !== undefined ? { onChange: hooks.onChange } : {}),
+    ...(hooks.stopping !== undefined ? { stopping: hooks.stopping } : {}),
+  });
 }

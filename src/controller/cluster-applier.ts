@@ -1,0 +1,405 @@
+// `--target cluster`: server-side apply of a revision's objects, stage by stage (CRDs, waited for
+// until Established; Namespaces; configuration kinds; custom resources; their workloads, owned by
+// them). Objects whose content hash matches the inventory are not sent again, so a revision that
+// changes nothing makes no write request. With prune, what the previous inventory held and the new
+// revision does not render is deleted once everything else has been applied, and only when the
+// live object still carries our marker. Retryable API errors (409, 429, 5xx) back off with jitter.
+import { randomBytes } from "node:crypto";
+import { McpfleetError } from "../errors.js";
+import type { KubeObject, Resource } from "../synth/model.js";
+import type { Applier, ApplyOptions, ApplyResult, ObjectChange } from "./applier.js";
+import { objectName } from "./applier.js";
+import { type BackoffOptions, withBackoff } from "./backoff.js";
+import {
+  APPLIED_BY,
+  NEVER_PRUNED,
+  type PlannedObject,
+  STAGES,
+  objectHash,
+  planObjects,
+  withOwner,
+} from "./cluster-plan.js";
+import { ResourceStatusWriter, warningEvent } from "./cluster-status.js";
+import type { Revision } from "./git-source.js";
+import { type InventoryEntry, InventoryStore, sameEntries } from "./inventory.js";
+import { KubeApiError, type KubeClient, type LiveObject } from "./kube-client.js";
+
+export interface ClusterApplierOptions {
+  client: KubeClient;
+  fieldManager: string;
+  prune: boolean;
+  forceRecreate: boolean;
+  /** Namespace of the inventory ConfigMap (the controller's own). */
+  namespace: string;
+  /** Also apply our CRDs (default true). */
+  crds?: boolean;
+  /** Parallel requests within a stage (default 16). */
+  concurrency?: number;
+  backoff?: Partial<BackoffOptions>;
+  /** How long to wait for CRDs to become Established (ms, default 60 s). */
+  establishTimeoutMs?: number;
+  /** Called after each object write, for logs (the reconciler also logs the summary). */
+  onChange?: (change: ObjectChange) => void;
+  /** Stops between writes when it returns true (SIGTERM: finish the step in flight, then exit). */
+  stopping?: () => boolean;
+}
+
+/** Runs `fn` on every item with at most `limit` in flight; the first error is thrown. */
+export async function eachLimit<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failed: unknown;
+  const worker = async () => {
+    while (next < items.length && failed === undefined) {
+      const item = items[next++] as T;
+      try {
+        await fn(item);
+      } catch (err) {
+        failed ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failed !== undefined) throw failed;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function isImmutable(err: unknown): err is KubeApiError {
+  return (
+    err instanceof KubeApiError &&
+    err.status === 422 &&
+    (/immutable/i.test(err.message) || err.causes.some((c) => /immutable/i.test(c.message ?? "")))
+  );
+}
+
+function immutableFields(err: KubeApiError): string {
+  const fields = err.causes
+    .filter((c) => /immutable/i.test(c.message ?? ""))
+    .map((c) => c.field)
+    .filter((f): f is string => f !== undefined && f !== "");
+  return fields.length > 0 ? fields.join(", ") : "an immutable field";
+}
+
+export class ClusterApplier implements Applier {
+  readonly target = "cluster";
+  readonly inventory: InventoryStore;
+  private readonly opts: ClusterApplierOptions;
+  private readonly client: KubeClient;
+  private readonly hmacEnsured = new Set<string>();
+  readonly status: ResourceStatusWriter;
+
+  constructor(opts: ClusterApplierOptions) {
+    this.opts = opts;
+    this.client = opts.client;
+    this.status = new ResourceStatusWriter(opts.client, opts.fieldManager);
+    this.inventory = new InventoryStore(opts.client, {
+      name: `${opts.fieldManager}-inventory`,
+      namespace: opts.namespace,
+      fieldManager: opts.fieldManager,
+    });
+  }
+
+  private retry<T>(fn: () => Promise<T>): Promise<T> {
+    return withBackoff(fn, { baseMs: 100, capMs: 5_000, maxAttempts: 8, ...this.opts.backoff });
+  }
+
+  private async waitEstablished(crd: KubeObject): Promise<void> {
+    const deadline = Date.now() + (this.opts.establishTimeoutMs ?? 60_000);
+    for (;;) {
+      const live = await this.retry(() => this.client.get(crd));
+      const conditions = ((live?.status as { conditions?: { type: string; status: string }[] })
+        ?.conditions ?? []) as { type: string; status: string }[];
+      if (conditions.some((c) => c.type === "Established" && c.status === "True")) break;
+      if (Date.now() > deadline) {
+        throw new McpfleetError(
+          "ERR_KUBE_API",
+          `CustomResourceDefinition ${crd.metadata.name} did not become Established in time`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const spec = crd.spec as { group: string; versions: { name: string }[] };
+    for (const v of spec.versions) this.client.forget(`${spec.group}/${v.name}`);
+  }
+
+  /** Sends one object; an immutable-field change is recreated with --force-recreate. */
+  private async send(o: KubeObject, dryRun: boolean): Promise<LiveObject> {
+    const fieldManager = this.opts.fieldManager;
+    try {
+      return await this.retry(() => this.client.apply(o, { fieldManager, dryRun }));
+    } catch (err) {
+      if (!isImmutable(err)) {
+        if (err instanceof KubeApiError) {
+          throw new McpfleetError(
+            "ERR_KUBE_API",
+            `${objectName(o)}: ${err.message} (HTTP ${err.status})`,
+            { cause: err },
+          );
+        }
+        throw err;
+      }
+      const fields = immutableFields(err);
+      if (!this.opts.forceRecreate) {
+        throw new McpfleetError(
+          "ERR_IMMUTABLE_FIELD",
+          `${objectName(o)}: the change touches ${fields}, which cannot be changed in place; delete the object or run with --force-recreate to delete and recreate it`,
+          { cause: err },
+        );
+      }
+      if (dryRun) return o as LiveObject;
+      this.opts.onChange?.({ object: `${objectName(o)} (${fields})`, action: "recreated" });
+      await this.retry(() => this.client.delete(o, { propagationPolicy: "Foreground" }));
+      const deadline = Date.now() + 60_000;
+      while ((await this.client.get(o)) !== undefined && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return this.retry(() => this.client.apply(o, { fieldManager }));
+    }
+  }
+
+  /** Creates `<n>-hmac-secret` for each VirtualMCPServer, once, when it does not exist. */
+  private async ensureHmacSecrets(resources: readonly Resource[], dryRun: boolean): Promise<void> {
+    const vmcps = resources.filter((r) => r.kind === "VirtualMCPServer");
+    await eachLimit(vmcps, this.opts.concurrency ?? 16, async (r) => {
+      const name = `${r.metadata.name}-hmac-secret`;
+      const key = `${r.metadata.namespace}/${name}`;
+      if (this.hmacEnsured.has(key)) return;
+      const ref = {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name, namespace: r.metadata.namespace },
+      };
+      const live = await this.retry(() => this.client.get(ref));
+      if (live === undefined && !dryRun) {
+        try {
+          await this.retry(() =>
+            this.client.create(
+              {
+                ...ref,
+                metadata: {
+                  ...ref.metadata,
+                  labels: { "app.kubernetes.io/managed-by": "mcpfleet" },
+                },
+                type: "Opaque",
+                data: { "hmac-secret": randomBytes(32).toString("base64") },
+              } as KubeObject,
+              { fieldManager: this.opts.fieldManager },
+            ),
+          );
+          this.opts.onChange?.({ object: `Secret ${key}`, action: "created" });
+        } catch (err) {
+          // Created meanwhile by someone else: theirs stays.
+          if (!(err instanceof KubeApiError && err.status === 409)) throw err;
+        }
+      }
+      if (!dryRun) this.hmacEnsured.add(key);
+    });
+  }
+
+  async apply(
+    objects: readonly KubeObject[],
+    revision: Revision,
+    options: ApplyOptions = {},
+  ): Promise<ApplyResult> {
+    try {
+      const result = await this.applyRevision(objects, revision, options);
+      if (options.dryRun !== true && options.resources !== undefined) {
+        const entries = (await this.inventory.read())?.entries ?? new Map();
+        result.statuses = await this.retry(() =>
+          this.status.write(options.resources ?? [], options.owners ?? new Map(), entries),
+        );
+      }
+      return result;
+    } catch (err) {
+      if (options.dryRun !== true) {
+        const message = `revision ${revision.commit.slice(0, 12)}: ${describe(err)}`;
+        const reason = err instanceof McpfleetError ? err.code : "ApplyFailed";
+        await warningEvent(
+          this.client,
+          {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            name: this.inventory.name,
+            namespace: this.inventory.namespace,
+          },
+          reason,
+          message,
+          this.inventory.namespace,
+        );
+        await this.status.stalled(options.resources ?? [], reason, message);
+      }
+      throw err;
+    }
+  }
+
+  private async applyRevision(
+    objects: readonly KubeObject[],
+    revision: Revision,
+    options: ApplyOptions,
+  ): Promise<ApplyResult> {
+    const dryRun = options.dryRun === true;
+    const resend = options.resend === true;
+    const resources = options.resources ?? [];
+    const plan = planObjects(resources, objects, options.owners ?? new Map(), {
+      fieldManager: this.opts.fieldManager,
+      crds: this.opts.crds ?? true,
+    });
+    const previous = await this.retry(() => this.inventory.read());
+    const prevEntries = previous?.entries ?? new Map<string, InventoryEntry>();
+    const next = new Map<string, InventoryEntry>();
+    const changes: ObjectChange[] = [];
+    let applied = 0;
+    let unchanged = 0;
+    const note = (c: ObjectChange) => {
+      changes.push(c);
+      if (c.action !== "unchanged") this.opts.onChange?.(c);
+    };
+
+    // What would be sent, stage by stage; owners' uids are known once their stage is done.
+    const pending: PlannedObject[] = [];
+    const hashes = new Map<string, string>();
+    const ownerOf = (p: PlannedObject) => {
+      if (p.owner === undefined) return undefined;
+      const e = next.get(p.owner) ?? prevEntries.get(p.owner);
+      if (e?.uid === undefined) return undefined;
+      return { apiVersion: e.apiVersion, kind: e.kind, name: e.name, uid: e.uid };
+    };
+    const entryOf = (p: PlannedObject, hash: string, live?: LiveObject): InventoryEntry => {
+      const prev = prevEntries.get(p.key);
+      const uid = live?.metadata.uid ?? prev?.uid;
+      const generation = live?.metadata.generation ?? prev?.generation;
+      return {
+        apiVersion: p.object.apiVersion,
+        kind: p.object.kind,
+        ...(p.object.metadata.namespace !== undefined
+          ? { namespace: p.object.metadata.namespace }
+          : {}),
+        name: p.object.metadata.name,
+        hash,
+        ...(p.stage === "config" || p.stage === "resources"
+          ? {
+              ...(uid !== undefined ? { uid } : {}),
+              ...(generation !== undefined ? { generation } : {}),
+            }
+          : {}),
+      };
+    };
+
+    // Before writing anything, record every object about to be written (hash "" until it is
+    // confirmed): a controller stopped mid-apply leaves no object outside the inventory.
+    const needsWrite = (p: PlannedObject, sent: KubeObject): boolean => {
+      const h = objectHash(sent);
+      hashes.set(p.key, h);
+      const prev = prevEntries.get(p.key);
+      return (
+        resend ||
+        prev === undefined ||
+        prev.hash !== h ||
+        (p.owner !== undefined && ownerOf(p) === undefined)
+      );
+    };
+    const firstPass = plan.filter((p) => needsWrite(p, withOwner(p.object, ownerOf(p))));
+    if (!dryRun && firstPass.length > 0) {
+      const provisional = new Map(prevEntries);
+      for (const p of firstPass) {
+        if (!provisional.has(p.key)) provisional.set(p.key, { ...entryOf(p, ""), hash: "" });
+      }
+      if (!sameEntries(provisional, prevEntries)) {
+        await this.retry(() =>
+          this.inventory.write({ revision: previous?.revision ?? "", entries: provisional }),
+        );
+      }
+    }
+
+    for (const stage of STAGES) {
+      const items = plan.filter((p) => p.stage === stage);
+      pending.length = 0;
+      for (const p of items) {
+        const sent = withOwner(p.object, ownerOf(p));
+        if (needsWrite(p, sent)) pending.push(p);
+        else {
+          next.set(p.key, entryOf(p, hashes.get(p.key) ?? ""));
+          unchanged++;
+          changes.push({ object: objectName(p.object), action: "unchanged" });
+        }
+      }
+      if (this.opts.stopping?.() === true && pending.length > 0) {
+        throw new McpfleetError("ERR_INTERRUPTED", `stopped before applying the ${stage} stage`);
+      }
+      await eachLimit(pending, this.opts.concurrency ?? 16, async (p) => {
+        const sent = withOwner(p.object, ownerOf(p));
+        const live = await this.send(sent, dryRun);
+        const existed = prevEntries.has(p.key);
+        const h = objectHash(sent);
+        next.set(p.key, entryOf(p, h, live));
+        applied++;
+        note({ object: objectName(p.object), action: existed ? "configured" : "created" });
+      });
+      if (stage === "crds" && !dryRun) {
+        for (const p of pending) await this.waitEstablished(p.object);
+      }
+    }
+    await this.ensureHmacSecrets(resources, dryRun);
+
+    // Prune: previous inventory entries the revision no longer renders, in reverse apply order.
+    const gone = [...prevEntries.entries()].filter(
+      ([k, e]) => !next.has(k) && !NEVER_PRUNED.has(e.kind),
+    );
+    let pruned = 0;
+    const kept = new Map(next);
+    if (this.opts.prune) {
+      const order = (e: InventoryEntry) =>
+        e.kind === "Deployment" || e.kind === "StatefulSet"
+          ? 0
+          : e.apiVersion.includes("toolhive")
+            ? 2
+            : 1;
+      gone.sort((a, b) => order(a[1]) - order(b[1]));
+      for (const [, e] of gone) {
+        const ref = {
+          apiVersion: e.apiVersion,
+          kind: e.kind,
+          metadata: {
+            name: e.name,
+            ...(e.namespace !== undefined ? { namespace: e.namespace } : {}),
+          },
+        };
+        const live = await this.retry(() => this.client.get(ref));
+        if (live === undefined) continue;
+        if (live.metadata.annotations?.[APPLIED_BY] !== this.opts.fieldManager) continue;
+        if (!dryRun) await this.retry(() => this.client.delete(ref));
+        pruned++;
+        note({ object: objectName(ref as KubeObject), action: "pruned" });
+      }
+    } else {
+      // Without prune, leftovers stay recorded so a later --prune can still remove them.
+      for (const [k, e] of gone) kept.set(k, e);
+    }
+    if (!dryRun && (!sameEntries(kept, prevEntries) || previous === undefined)) {
+      await this.retry(() => this.inventory.write({ revision: revision.commit, entries: kept }));
+    }
+    return { applied, unchanged, pruned, changes };
+  }
+}
+
+/** Every planned object with the owner reference it is sent with (diff uses this). */
+export function plannedWithOwners(
+  plan: readonly PlannedObject[],
+  uids: ReadonlyMap<string, InventoryEntry>,
+): KubeObject[] {
+  return plan.map((p) => {
+    const e = p.owner !== undefined ? uids.get(p.owner) : undefined;
+    return withOwner(
+      p.object,
+      e?.uid !== undefined
+        ? { apiVersion: e.apiVersion, kind: e.kind, name: e.name, uid: e.uid }
+        : undefined,
+    );
+  });
+}

@@ -1,0 +1,183 @@
+// What the cluster target applies for one revision, in which order: our CRDs and the Namespaces
+// the resources live in, then configuration kinds, then the other custom resources, then the
+// workloads synthesized for them (each owned by its custom resource, so Kubernetes collects it
+// when the resource goes). Every object but the CRDs carries our marker annotation, which prune
+// checks before deleting anything.
+import { Chart } from "cdk8s";
+import type { Construct } from "constructs";
+import type { RendererTable } from "../synth/context.js";
+import { RENDERERS } from "../synth/constructs/index.js";
+import { contentHash } from "../synth/hash.js";
+import { crdObjects } from "../synth/install.js";
+import { MANAGED_BY } from "../synth/labels.js";
+import type { KubeObject, Resource } from "../synth/model.js";
+import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
+import { synthesize } from "../synth/render.js";
+import { KINDS } from "../schema/kinds.js";
+
+/** Annotation on every object the controller applies: the field manager that applied it. */
+export const APPLIED_BY = "mcpfleet.dev/applied-by";
+export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+
+export type Stage = "crds" | "namespaces" | "config" | "resources" | "workloads";
+export const STAGES: readonly Stage[] = ["crds", "namespaces", "config", "resources", "workloads"];
+
+/** Kinds never pruned: deleting one deletes everything in it. */
+export const NEVER_PRUNED: ReadonlySet<string> = new Set(["CustomResourceDefinition", "Namespace"]);
+
+export function objectKey(o: {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}): string {
+  const group = o.apiVersion.includes("/") ? o.apiVersion.split("/")[0] : "";
+  return `${group}/${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+}
+
+export function resourceKey(r: Resource): string {
+  return objectKey(r);
+}
+
+export interface PlannedObject {
+  key: string;
+  stage: Stage;
+  object: KubeObject;
+  /** Key of the custom resource owning a workload. */
+  owner?: string;
+}
+
+/** Synthesizes like `synthesize`, also telling which resource each object was rendered for. */
+export function renderWithOwners(
+  resources: Iterable<Resource>,
+  options: SynthOptions = DEFAULT_SYNTH_OPTIONS,
+): { objects: KubeObject[]; owners: Map<string, string> } {
+  const owners = new Map<string, string>();
+  const table: RendererTable = {};
+  for (const [kind, renderer] of Object.entries(RENDERERS)) {
+    (table as Record<string, unknown>)[kind] = (
+      scope: Construct,
+      resource: Resource,
+      ctx: unknown,
+    ) => {
+      const before = scope.node.children.length;
+      (renderer as (s: Construct, r: Resource, c: unknown) => void)(scope, resource, ctx);
+      const ns = scope instanceof Chart ? scope.namespace : undefined;
+      for (const child of scope.node.children.slice(before)) {
+        const o = child as unknown as { apiVersion?: string; kind?: string; name?: string };
+        if (o.apiVersion === undefined || o.kind === undefined || o.name === undefined) continue;
+        owners.set(
+          objectKey({
+            apiVersion: o.apiVersion,
+            kind: o.kind,
+            metadata: { name: o.name, namespace: ns },
+          }),
+          resourceKey(resource),
+        );
+      }
+    };
+  }
+  const result = synthesize(resources, options, table);
+  return { objects: result.objects, owners };
+}
+
+const WORKLOAD_KINDS: ReadonlySet<string> = new Set(Object.keys(RENDERERS));
+
+function marked(o: KubeObject, fieldManager: string): KubeObject {
+  return {
+    ...o,
+    metadata: {
+      ...o.metadata,
+      labels: { ...o.metadata.labels, [MANAGED_BY_LABEL]: MANAGED_BY },
+      annotations: { ...o.metadata.annotations, [APPLIED_BY]: fieldManager },
+    },
+  };
+}
+
+/** The resource as applied: what the repository says, without server-populated fields. */
+export function resourceObject(r: Resource): KubeObject {
+  const { status: _status, metadata, ...rest } = r as Resource & { status?: unknown };
+  void _status;
+  const m = metadata as unknown as Record<string, unknown>;
+  return {
+    ...(rest as Omit<KubeObject, "metadata">),
+    apiVersion: r.apiVersion,
+    kind: r.kind,
+    metadata: {
+      name: r.metadata.name,
+      namespace: r.metadata.namespace,
+      ...(m.labels !== undefined ? { labels: m.labels as Record<string, string> } : {}),
+      ...(m.annotations !== undefined
+        ? { annotations: m.annotations as Record<string, string> }
+        : {}),
+    },
+  };
+}
+
+/** Every object of a revision, in apply order. CRDs are included unless `crds` is false. */
+export function planObjects(
+  resources: readonly Resource[],
+  objects: readonly KubeObject[],
+  owners: ReadonlyMap<string, string>,
+  opts: { fieldManager: string; crds?: boolean },
+): PlannedObject[] {
+  const out: PlannedObject[] = [];
+  if (opts.crds !== false) {
+    for (const crd of crdObjects()) out.push({ key: objectKey(crd), stage: "crds", object: crd });
+  }
+  const namespaces = [...new Set(resources.map((r) => r.metadata.namespace))].sort();
+  for (const name of namespaces) {
+    const ns: KubeObject = { apiVersion: "v1", kind: "Namespace", metadata: { name } };
+    out.push({ key: objectKey(ns), stage: "namespaces", object: marked(ns, opts.fieldManager) });
+  }
+  const byKind = (a: Resource, b: Resource) =>
+    KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind) ||
+    a.metadata.namespace.localeCompare(b.metadata.namespace) ||
+    a.metadata.name.localeCompare(b.metadata.name);
+  for (const r of [...resources].sort(byKind)) {
+    out.push({
+      key: resourceKey(r),
+      stage: WORKLOAD_KINDS.has(r.kind) ? "resources" : "config",
+      object: marked(resourceObject(r), opts.fieldManager),
+    });
+  }
+  out.sort((a, b) => STAGES.indexOf(a.stage) - STAGES.indexOf(b.stage));
+  for (const o of objects) {
+    const key = objectKey(o);
+    const owner = owners.get(key);
+    out.push({
+      key,
+      stage: "workloads",
+      object: marked(o, opts.fieldManager),
+      ...(owner !== undefined ? { owner } : {}),
+    });
+  }
+  return out;
+}
+
+/** The object with its owner reference, as sent; the hash of what is sent decides re-sending. */
+export function withOwner(
+  o: KubeObject,
+  owner: { apiVersion: string; kind: string; name: string; uid: string } | undefined,
+): KubeObject {
+  if (owner === undefined) return o;
+  return {
+    ...o,
+    metadata: {
+      ...o.metadata,
+      ownerReferences: [
+        {
+          apiVersion: owner.apiVersion,
+          kind: owner.kind,
+          name: owner.name,
+          uid: owner.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+  };
+}
+
+export function objectHash(o: KubeObject): string {
+  return contentHash(o).slice(0, 32);
+}

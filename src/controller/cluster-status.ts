@@ -1,0 +1,191 @@
+// Status of the custom resources after a revision is applied: the status synthesis computes
+// (phase, url, reference conditions, config hashes), what the cluster shows (ready replicas of each
+// resource's Deployment or StatefulSet, read with one list per namespace and kind),
+// observedGeneration of the generation just applied, and the Reconciling and Stalled conditions.
+// A status is written through the status subresource only when it differs from the one this
+// controller wrote last, so a revision that changes nothing writes nothing. Failures become
+// Kubernetes Events on the object concerned.
+import { type Kind, KINDS } from "../schema/kinds.js";
+import { contentHash } from "../synth/hash.js";
+import { type Resource, ResourceSet } from "../synth/model.js";
+import { computeStatus, type Observation } from "../synth/status.js";
+import { MANAGED_BY_LABEL, objectKey, resourceKey } from "./cluster-plan.js";
+import type { InventoryEntry } from "./inventory.js";
+import type { KubeClient } from "./kube-client.js";
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  observedGeneration?: number;
+}
+
+function nowTime(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export class ResourceStatusWriter {
+  private readonly client: KubeClient;
+  private readonly fieldManager: string;
+  /** Hash of the status last written per resource, and its conditions' transition times. */
+  private readonly written = new Map<string, { hash: string; conditions: Condition[] }>();
+
+  constructor(client: KubeClient, fieldManager: string) {
+    this.client = client;
+    this.fieldManager = fieldManager;
+  }
+
+  /** Ready replicas of our Deployments and StatefulSets, by object key. */
+  private async observe(namespaces: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const ns of namespaces) {
+      for (const kind of ["Deployment", "StatefulSet"]) {
+        const items = await this.client.list("apps/v1", kind, {
+          namespace: ns,
+          labelSelector: `${MANAGED_BY_LABEL}=mcpfleet`,
+        });
+        for (const o of items) {
+          const ready = (o.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
+          out.set(objectKey(o), ready);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Writes every resource's status that changed; returns how many were written. */
+  async write(
+    resources: readonly Resource[],
+    owners: ReadonlyMap<string, string>,
+    entries: ReadonlyMap<string, InventoryEntry>,
+  ): Promise<number> {
+    const set = new ResourceSet(resources);
+    const namespaces = set.namespaces();
+    const ready = await this.observe(namespaces);
+    // Resource key -> its Deployment/StatefulSet keys.
+    const workloads = new Map<string, string[]>();
+    for (const [obj, owner] of owners) {
+      if (!/^apps\/(Deployment|StatefulSet)\//.test(obj)) continue;
+      workloads.set(owner, [...(workloads.get(owner) ?? []), obj]);
+    }
+    const observe = (kind: Kind, namespace: string, name: string): Observation | undefined => {
+      const r = set.get(kind, namespace, name);
+      if (r === undefined) return undefined;
+      const keys = workloads.get(resourceKey(r)) ?? [];
+      const seen = keys.filter((k) => ready.has(k));
+      if (seen.length === 0) return undefined;
+      return { readyReplicas: Math.min(...seen.map((k) => ready.get(k) ?? 0)) };
+    };
+    let count = 0;
+    for (const kind of KINDS) {
+      for (const r of set.list(kind)) {
+        const key = resourceKey(r);
+        const entry = entries.get(key);
+        if (entry?.uid === undefined) continue;
+        const status = computeStatus(r, set, { observe });
+        const generation = entry.generation;
+        const conditions = [
+          ...((status.conditions as Condition[] | undefined) ?? []),
+          {
+            type: "Reconciling",
+            status: "False",
+            reason: "ReconciliationSucceeded",
+            message: "applied",
+          },
+          { type: "Stalled", status: "False", reason: "ReconciliationSucceeded", message: "" },
+        ].map((c) => ({
+          ...c,
+          ...(generation !== undefined ? { observedGeneration: generation } : {}),
+        }));
+        const full = {
+          ...status,
+          ...(generation !== undefined ? { observedGeneration: generation } : {}),
+          conditions,
+        };
+        const hash = contentHash(full);
+        const last = this.written.get(key);
+        if (last?.hash === hash) continue;
+        const now = nowTime();
+        const timed = conditions.map((c) => {
+          const before = last?.conditions.find((b) => b.type === c.type);
+          return {
+            ...c,
+            lastTransitionTime:
+              before !== undefined && before.status === c.status
+                ? (before.lastTransitionTime ?? now)
+                : now,
+          };
+        });
+        await this.client.mergePatch(
+          r,
+          { status: { ...full, conditions: timed } },
+          { subresource: "status", fieldManager: this.fieldManager },
+        );
+        this.written.set(key, { hash, conditions: timed });
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Marks resources Stalled (a failed apply), once per distinct message. */
+  async stalled(resources: readonly Resource[], reason: string, message: string): Promise<void> {
+    for (const r of resources) {
+      const key = resourceKey(r);
+      const hash = contentHash({ reason, message });
+      if (this.written.get(key)?.hash === hash) continue;
+      const now = nowTime();
+      try {
+        await this.client.mergePatch(
+          r,
+          {
+            status: {
+              conditions: [
+                { type: "Stalled", status: "True", reason, message, lastTransitionTime: now },
+                { type: "Reconciling", status: "False", reason, message, lastTransitionTime: now },
+              ],
+            },
+          },
+          { subresource: "status", fieldManager: this.fieldManager },
+        );
+      } catch {
+        continue; // not there yet, or not served: the Event and the controller status say it
+      }
+      this.written.set(key, { hash, conditions: [] });
+    }
+  }
+}
+
+/** Records a Warning Event (core v1) about an object. Never throws. */
+export async function warningEvent(
+  client: KubeClient,
+  involved: { apiVersion: string; kind: string; name: string; namespace?: string; uid?: string },
+  reason: string,
+  message: string,
+  fallbackNamespace: string,
+): Promise<void> {
+  const namespace = involved.namespace ?? fallbackNamespace;
+  const now = new Date().toISOString();
+  try {
+    await client.create({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: {
+        name: `${involved.name}.${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
+        namespace,
+      },
+      involvedObject: involved,
+      reason,
+      message: message.slice(0, 1024),
+      type: "Warning",
+      source: { component: "mcpfleet-controller" },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    } as never);
+  } catch {
+    /* events are best effort */
+  }
+}

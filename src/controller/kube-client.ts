@@ -1,0 +1,365 @@
+// A small JSON client for the Kubernetes API: credentials, CA and server come from a kubeconfig
+// loaded by @kubernetes/client-node (token, client certificate, exec and in-cluster auth all
+// work), requests go over one keep-alive connection pool. Generic objects are addressed through
+// discovery (apiVersion + kind -> resource path), as KubernetesObjectApi does, but bodies are sent
+// and read as plain JSON: no typed (de)serialization that would drop fields it does not know,
+// and the apply-patch, merge-patch and /status requests the applier needs.
+import * as http from "node:http";
+import * as https from "node:https";
+import { KubeConfig } from "@kubernetes/client-node";
+
+export interface KubeObjectRef {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}
+
+/** A live object as the API server returns it. */
+export interface LiveObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Record<string, unknown>[];
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+/** A failed API request, with the `Status` body the server sent. */
+export class KubeApiError extends Error {
+  readonly status: number;
+  readonly reason: string | undefined;
+  readonly causes: StatusCause[];
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    message: string,
+    reason: string | undefined,
+    causes: StatusCause[],
+    headers: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "KubeApiError";
+    this.status = status;
+    this.reason = reason;
+    this.causes = causes;
+    this.headers = headers;
+  }
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  contentType?: string;
+}
+
+interface ResourceInfo {
+  name: string;
+  namespaced: boolean;
+}
+
+/** Loads a kubeconfig: the file given, else in-cluster or $KUBECONFIG or ~/.kube/config. */
+export function loadKubeConfig(file?: string): KubeConfig {
+  const kc = new KubeConfig();
+  if (file !== undefined) kc.loadFromFile(file);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+export class KubeClient {
+  readonly kc: KubeConfig;
+  readonly server: URL;
+  private agent: http.Agent | undefined;
+  private readonly discovery = new Map<string, Map<string, ResourceInfo>>();
+  /** Write requests sent (create, apply, patch, delete), for logs and tests. */
+  writes = 0;
+
+  constructor(kc: KubeConfig) {
+    this.kc = kc;
+    const cluster = kc.getCurrentCluster();
+    if (cluster === null) throw new Error("the kubeconfig has no current cluster");
+    this.server = new URL(cluster.server);
+  }
+
+  static fromFile(file?: string): KubeClient {
+    return new KubeClient(loadKubeConfig(file));
+  }
+
+  /** The namespace of the kubeconfig's current context ("default" without one). */
+  defaultNamespace(): string {
+    const ctx = this.kc.getContextObject(this.kc.getCurrentContext());
+    return ctx?.namespace ?? "default";
+  }
+
+  close(): void {
+    this.agent?.destroy();
+    this.agent = undefined;
+  }
+
+  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const base: https.RequestOptions = { headers: {} };
+    await this.kc.applyToHTTPSOptions(base);
+    const secure = this.server.protocol === "https:";
+    // One pool for every request (the kubeconfig's own agent is not kept alive).
+    this.agent ??= secure
+      ? new https.Agent({
+          keepAlive: true,
+          maxSockets: 16,
+          ...(base.ca !== undefined ? { ca: base.ca } : {}),
+          ...(base.cert !== undefined ? { cert: base.cert } : {}),
+          ...(base.key !== undefined ? { key: base.key } : {}),
+          ...(base.rejectUnauthorized !== undefined
+            ? { rejectUnauthorized: base.rejectUnauthorized }
+            : {}),
+          ...(base.servername !== undefined ? { servername: base.servername } : {}),
+        })
+      : new http.Agent({ keepAlive: true, maxSockets: 16 });
+    const url = new URL(this.server.href.replace(/\/$/, "") + path);
+    for (const [k, v] of Object.entries(opts.query ?? {})) {
+      if (v !== undefined) url.searchParams.set(k, v);
+    }
+    const payload =
+      opts.body === undefined
+        ? undefined
+        : Buffer.from(typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body));
+    const headers: Record<string, string> = {
+      ...(base.headers as Record<string, string>),
+      Accept: "application/json",
+      "User-Agent": "mcpfleet",
+    };
+    if (base.auth !== undefined && base.auth !== null) {
+      headers.Authorization = `Basic ${Buffer.from(base.auth).toString("base64")}`;
+    }
+    if (payload !== undefined) {
+      headers["Content-Type"] = opts.contentType ?? "application/json";
+      headers["Content-Length"] = String(payload.length);
+    }
+    if (method !== "GET") this.writes++;
+    const lib = secure ? https : http;
+    return new Promise<T>((resolve, reject) => {
+      const req = lib.request(url, { method, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const status = res.statusCode ?? 0;
+          let data: unknown = text;
+          try {
+            data = text === "" ? undefined : JSON.parse(text);
+          } catch {
+            /* plain text */
+          }
+          if (status >= 200 && status < 300) return resolve(data as T);
+          const body = (typeof data === "object" && data !== null ? data : {}) as {
+            message?: string;
+            reason?: string;
+            details?: { causes?: StatusCause[] };
+          };
+          const responseHeaders: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (typeof v === "string") responseHeaders[k] = v;
+          }
+          reject(
+            new KubeApiError(
+              status,
+              body.message ?? (typeof data === "string" && data !== "" ? data : `HTTP ${status}`),
+              body.reason,
+              body.details?.causes ?? [],
+              responseHeaders,
+            ),
+          );
+        });
+      });
+      req.on("error", (err) =>
+        // A cut connection counts as a server error, so it is retried like one.
+        reject(
+          new KubeApiError(503, `${method} ${path}: ${err.message}`, "ServiceUnavailable", [], {}),
+        ),
+      );
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  /** Forgets what discovery said about an API group version (after CRDs change). */
+  forget(apiVersion: string): void {
+    this.discovery.delete(apiVersion);
+  }
+
+  /** The resource of a kind, from discovery; undefined when the server does not serve it. */
+  async resource(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
+    let kinds = this.discovery.get(apiVersion);
+    if (kinds === undefined || !kinds.has(kind)) {
+      const path = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+      let list: { resources?: { name: string; kind: string; namespaced: boolean }[] };
+      try {
+        list = await this.request("GET", path);
+      } catch (err) {
+        if (err instanceof KubeApiError && err.status === 404) return undefined;
+        throw err;
+      }
+      kinds = new Map();
+      for (const r of list.resources ?? []) {
+        if (!r.name.includes("/")) kinds.set(r.kind, { name: r.name, namespaced: r.namespaced });
+      }
+      this.discovery.set(apiVersion, kinds);
+    }
+    return kinds.get(kind);
+  }
+
+  /** URL path of an object (or of its kind's collection when `name` is absent). */
+  async path(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name?: string,
+    subresource?: string,
+  ): Promise<string> {
+    const info = await this.resource(apiVersion, kind);
+    if (info === undefined) {
+      throw new KubeApiError(
+        404,
+        `the server does not serve ${kind} in ${apiVersion}`,
+        "NotFound",
+        [],
+        {},
+      );
+    }
+    const root = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    let p = root;
+    if (info.namespaced && namespace !== undefined && namespace !== "") {
+      p += `/namespaces/${encodeURIComponent(namespace)}`;
+    }
+    p += `/${info.name}`;
+    if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+    if (subresource !== undefined) p += `/${subresource}`;
+    return p;
+  }
+
+  async get(ref: KubeObjectRef): Promise<LiveObject | undefined> {
+    try {
+      const p = await this.path(
+        ref.apiVersion,
+        ref.kind,
+        ref.metadata.namespace,
+        ref.metadata.name,
+      );
+      return await this.request<LiveObject>("GET", p);
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async list(
+    apiVersion: string,
+    kind: string,
+    opts: { namespace?: string; labelSelector?: string } = {},
+  ): Promise<LiveObject[]> {
+    const p = await this.path(apiVersion, kind, opts.namespace);
+    const out: LiveObject[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await this.request<{ items?: LiveObject[]; metadata?: { continue?: string } }>(
+        "GET",
+        p,
+        { query: { labelSelector: opts.labelSelector, limit: "500", continue: cont } },
+      );
+      for (const item of page.items ?? []) out.push({ ...item, apiVersion, kind });
+      cont = page.metadata?.continue;
+    } while (cont !== undefined && cont !== "");
+    return out;
+  }
+
+  /** Server-side apply of `obj` with `fieldManager`, forcing conflicts. */
+  async apply(
+    obj: KubeObjectRef,
+    opts: { fieldManager: string; force?: boolean; dryRun?: boolean; subresource?: string },
+  ): Promise<LiveObject> {
+    const p = await this.path(
+      obj.apiVersion,
+      obj.kind,
+      obj.metadata.namespace,
+      obj.metadata.name,
+      opts.subresource,
+    );
+    return this.request<LiveObject>("PATCH", p, {
+      query: {
+        fieldManager: opts.fieldManager,
+        force: opts.force === false ? undefined : "true",
+        dryRun: opts.dryRun === true ? "All" : undefined,
+      },
+      body: obj,
+      contentType: "application/apply-patch+yaml",
+    });
+  }
+
+  async create(obj: KubeObjectRef, opts: { fieldManager?: string } = {}): Promise<LiveObject> {
+    const p = await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace);
+    return this.request<LiveObject>("POST", p, {
+      query: { fieldManager: opts.fieldManager },
+      body: obj,
+    });
+  }
+
+  async mergePatch(
+    ref: KubeObjectRef,
+    patch: unknown,
+    opts: { subresource?: string; fieldManager?: string } = {},
+  ): Promise<LiveObject> {
+    const p = await this.path(
+      ref.apiVersion,
+      ref.kind,
+      ref.metadata.namespace,
+      ref.metadata.name,
+      opts.subresource,
+    );
+    return this.request<LiveObject>("PATCH", p, {
+      query: { fieldManager: opts.fieldManager },
+      body: patch,
+      contentType: "application/merge-patch+json",
+    });
+  }
+
+  /** Deletes an object; false when it was already gone. */
+  async delete(
+    ref: KubeObjectRef,
+    opts: { propagationPolicy?: "Background" | "Foreground" | "Orphan"; dryRun?: boolean } = {},
+  ): Promise<boolean> {
+    try {
+      const p = await this.path(
+        ref.apiVersion,
+        ref.kind,
+        ref.metadata.namespace,
+        ref.metadata.name,
+      );
+      await this.request("DELETE", p, {
+        query: { dryRun: opts.dryRun === true ? "All" : undefined },
+        body: {
+          apiVersion: "v1",
+          kind: "DeleteOptions",
+          propagationPolicy: opts.propagationPolicy ?? "Background",
+        },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return false;
+      throw err;
+    }
+  }
+}
