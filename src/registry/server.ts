@@ -3,6 +3,7 @@
 // and closes the store.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { McpfleetError } from "../errors.js";
@@ -29,6 +30,8 @@ export interface ServeSettings {
   /** Replaces the authorizer chosen from `auth` (the OAuth implementation plugs in here). */
   authorizer?: Authorizer;
   env?: NodeJS.ProcessEnv;
+  /** Cluster access of kubernetes sources (default: in-cluster or $KUBECONFIG). */
+  kubeConfig?: () => KubeConfig;
 }
 
 function chooseAuthorizer(loaded: LoadedConfig): Authorizer {
@@ -76,14 +79,6 @@ export class RegistryServer {
           ...(r.claims !== undefined ? { claims: r.claims } : {}),
         })),
       );
-      for (const s of cfg.sources) {
-        if (s.kubernetes !== undefined) {
-          log.warn(
-            { source: s.name },
-            "kubernetes sources are not supported by this version; the source stays empty",
-          );
-        }
-      }
       const metrics = new RegistryMetrics();
       scheduler = new SyncScheduler({
         store,
@@ -91,6 +86,7 @@ export class RegistryServer {
         ctx: {
           baseDir: loaded.baseDir,
           cacheDir: settings.cacheDir ?? join(tmpdir(), "mcpfleet-registry-git"),
+          ...(settings.kubeConfig !== undefined ? { kubeConfig: settings.kubeConfig } : {}),
         },
         observe: (source, outcome, ms) => {
           metrics.syncs.inc({ source, outcome: outcome.outcome });

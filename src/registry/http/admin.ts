@@ -247,8 +247,8 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
       if (s === undefined) fail("ERR_SOURCE_NOT_FOUND", `no source named "${req.params.name}"`);
       const claims = claimsOf(s.config.claims);
       authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
-      if (s.kind === "managed" || s.kind === "kubernetes") {
-        fail("ERR_SOURCE_NOT_SYNCED", `source "${s.name}" is ${s.kind}: nothing to sync`);
+      if (s.kind === "managed") {
+        fail("ERR_SOURCE_NOT_SYNCED", `source "${s.name}" is managed: nothing to sync`);
       }
       const run = scheduler.trigger(s.name);
       if (req.query.wait === "true") {

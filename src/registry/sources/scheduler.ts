@@ -6,7 +6,8 @@ import { McpfleetError } from "../../errors.js";
 import { parseDuration } from "../config/duration.js";
 import { isSynced, type SourceConfig } from "../config/types.js";
 import type { Store } from "../store/store.js";
-import { runSync, type SyncContext, type SyncOutcome } from "./sync.js";
+import { kubeNamespaces, watchKube } from "./kubernetes.js";
+import { defaultKubeConfig, runSync, type SyncContext, type SyncOutcome } from "./sync.js";
 
 export interface SyncObserver {
   (source: string, outcome: SyncOutcome, durationMs: number): void;
@@ -19,6 +20,9 @@ interface Slot {
   running?: Promise<SyncOutcome>;
   abort?: AbortController;
   attempted: boolean;
+  unwatch?: () => void;
+  /** A change was seen while a sync ran: sync again when it ends. */
+  again?: boolean;
 }
 
 export interface SchedulerOptions {
@@ -45,7 +49,7 @@ export class SyncScheduler {
     const wanted = new Map<string, SourceConfig>();
     for (const s of sources) {
       const cfg = { ...(s.config as unknown as SourceConfig), name: s.name };
-      if (isSynced(cfg)) wanted.set(s.name, cfg);
+      if (isSynced(cfg) || cfg.kubernetes !== undefined) wanted.set(s.name, cfg);
     }
     for (const [name, slot] of this.slots) {
       const cfg = wanted.get(name);
@@ -58,19 +62,29 @@ export class SyncScheduler {
       const slot: Slot = { cfg, key: JSON.stringify(cfg), attempted: false };
       this.slots.set(name, slot);
       this.schedule(slot, this.opts.initialDelayMs ?? Math.random() * 250);
+      if (cfg.kubernetes !== undefined) {
+        // Changes in the cluster sync at once; the interval (default 5m) is a safety re-list.
+        const kc = this.opts.ctx.kubeConfig?.() ?? defaultKubeConfig();
+        slot.unwatch = watchKube(kc, kubeNamespaces(kc, cfg.kubernetes.namespaces), () => {
+          if (this.slots.get(name) !== slot) return;
+          if (slot.running !== undefined) slot.again = true;
+          else void this.run(slot);
+        });
+      }
     }
   }
 
   private drop(name: string): void {
     const slot = this.slots.get(name);
     if (slot === undefined) return;
+    slot.unwatch?.();
     if (slot.timer !== undefined) clearTimeout(slot.timer);
     slot.abort?.abort();
     this.slots.delete(name);
   }
 
   private intervalMs(cfg: SourceConfig): number | undefined {
-    const iv = cfg.syncPolicy?.interval;
+    const iv = cfg.syncPolicy?.interval ?? (cfg.kubernetes !== undefined ? "5m" : undefined);
     if (iv === undefined) return undefined;
     const base = Math.max(parseDuration(iv), 1000);
     const j = this.opts.jitter ?? 0.1;
@@ -109,6 +123,10 @@ export class SyncScheduler {
       .finally(() => {
         slot.running = undefined;
         slot.abort = undefined;
+        if (slot.again === true && !this.stopped && this.slots.get(slot.cfg.name) === slot) {
+          slot.again = false;
+          void this.run(slot);
+        }
       });
     slot.running = p;
     return p;
@@ -138,6 +156,7 @@ export class SyncScheduler {
     this.stopped = true;
     const running: Promise<unknown>[] = [];
     for (const slot of this.slots.values()) {
+      slot.unwatch?.();
       if (slot.timer !== undefined) clearTimeout(slot.timer);
       slot.abort?.abort();
       if (slot.running !== undefined) running.push(slot.running);

@@ -8,12 +8,16 @@ import type { ServerEntry } from "../formats/model.js";
 import { makeFilter, parseRegistryData } from "../formats/parse.js";
 import { convertUpstream } from "../formats/upstream.js";
 import type { Store } from "../store/store.js";
+import { KubeConfig as KubeConfigClass, type KubeConfig } from "@kubernetes/client-node";
+import { kubeNamespaces, listKubeEntries } from "./kubernetes.js";
 import { fetchApiPages, fetchFile, fetchGit, fetchUrl, resolvePath } from "./fetch.js";
 
 export const BATCH_SIZE = 1000;
 
 export interface SyncContext {
   baseDir: string;
+  /** Cluster access for kubernetes sources (default: in-cluster or $KUBECONFIG). */
+  kubeConfig?: () => KubeConfig;
   /** Where Git sources keep their clones. */
   cacheDir: string;
   signal?: AbortSignal;
@@ -154,6 +158,39 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
   }
 }
 
+async function syncKube(store: Store, cfg: SourceConfig, ctx: SyncContext): Promise<SyncOutcome> {
+  const kc = ctx.kubeConfig?.() ?? defaultKubeConfig();
+  const { entries, problems } = await listKubeEntries(
+    kc,
+    kubeNamespaces(kc, cfg.kubernetes?.namespaces),
+  );
+  const hash = createHash("sha256").update(JSON.stringify(entries)).digest("hex");
+  const prev = await store.getStatus(cfg.name);
+  if (prev?.contentHash === hash) {
+    await store.markUnchanged(cfg.name);
+    return { outcome: "unchanged" };
+  }
+  const syncId = store.beginStaging();
+  try {
+    await store.stageBatch(syncId, entries);
+    const n = await store.commitStaging(syncId, cfg.name, hash, skippedMessage(problems, 0));
+    return { outcome: "updated", entries: n, skipped: problems.length };
+  } catch (err) {
+    await store.discardStaging(syncId).catch(() => undefined);
+    throw err;
+  }
+}
+
+let cachedKubeConfig: KubeConfig | undefined;
+export function defaultKubeConfig(): KubeConfig {
+  if (cachedKubeConfig === undefined) {
+    const kc = new KubeConfigClass();
+    kc.loadFromDefault();
+    cachedKubeConfig = kc;
+  }
+  return cachedKubeConfig;
+}
+
 /** Runs one sync of a synced source and records the outcome in its status. */
 export async function runSync(
   store: Store,
@@ -163,6 +200,7 @@ export async function runSync(
   try {
     await store.markSyncing(cfg.name);
     if (cfg.api !== undefined) return await syncApi(store, cfg, ctx);
+    if (cfg.kubernetes !== undefined) return await syncKube(store, cfg, ctx);
     return await syncFileLike(store, cfg, ctx);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
