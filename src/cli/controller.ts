@@ -3,7 +3,7 @@
 // manifests, or a cluster). Runs once with --once, else serves /healthz, /readyz, /metrics and
 // the push webhook until SIGTERM, which lets the sync in flight finish.
 import { readFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { homedir, hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
@@ -16,10 +16,13 @@ import { ControllerStatus } from "../controller/status.js";
 import {
   type ClusterTargetOptions,
   type TargetSpec,
+  clusterClient,
+  controllerNamespace,
   createApplier,
   parseTarget,
 } from "../controller/targets.js";
 import { refMatcher } from "../controller/webhook.js";
+import { LeaderElector } from "../controller/leader.js";
 
 const USAGE = `Usage: mcpfleet controller --repo URL [options]
 
@@ -52,6 +55,11 @@ Target:
       --prune                  delete objects this controller applied that are no longer rendered
       --force-recreate         delete and recreate objects whose immutable fields changed
       --dry-run                validate, render and report what would change; write nothing
+      --controller-namespace NS
+                               namespace of the inventory ConfigMap and the leader Lease
+                               (default: $POD_NAMESPACE, else the kubeconfig context's)
+      --lease-duration DURATION
+                               leader election: another replica takes over after this (default 15s)
   -n, --namespace NS           namespace of resources whose metadata has none (default "default")
 Serving (not with --once):
       --listen ADDR            /healthz, /readyz, /metrics, /hook on [HOST:]PORT (default :8080)
@@ -81,6 +89,7 @@ export interface ControllerConfig {
   listen: { host: string; port: number };
   webhookSecretFile?: string;
   logFormat: "json" | "text";
+  leaseDurationSeconds: number;
 }
 
 const usage = (message: string) =>
@@ -135,6 +144,8 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
         listen: { type: "string", default: ":8080" },
         "webhook-secret-file": { type: "string" },
         "log-format": { type: "string" },
+        "lease-duration": { type: "string", default: "15s" },
+        "controller-namespace": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -225,6 +236,7 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
       fieldManager: v["field-manager"],
       prune: v.prune,
       forceRecreate: v["force-recreate"],
+      ...(v["controller-namespace"] !== undefined ? { namespace: v["controller-namespace"] } : {}),
     },
     dryRun: v["dry-run"],
     namespace: v.namespace,
@@ -233,6 +245,10 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
       ? { webhookSecretFile: v["webhook-secret-file"] }
       : {}),
     logFormat,
+    leaseDurationSeconds: Math.max(
+      1,
+      Math.round(duration(v["lease-duration"], "--lease-duration") / 1000),
+    ),
   };
 }
 
@@ -278,11 +294,16 @@ function summary(outcome: SyncOutcome, target: string): string {
 export async function runController(config: ControllerConfig, deps: RunDeps = {}): Promise<number> {
   const out = deps.stdout ?? ((l: string) => void process.stdout.write(`${l}\n`));
   const err = deps.stderr ?? ((l: string) => void process.stderr.write(`${l}\n`));
-  const applier = createApplier(config.target, config.cluster);
   const log: Logger =
     config.logFormat === "text"
       ? textLogger(err)
       : pino({ name: "mcpfleet-controller" }, pino.destination(2));
+  let stopping = false;
+  const client = config.target.kind === "cluster" ? clusterClient(config.cluster) : undefined;
+  const applier = createApplier(config.target, config.cluster, {
+    stopping: () => stopping,
+    ...(client !== undefined ? { client } : {}),
+  });
   const source = new GitSource({
     url: config.repo,
     ref: config.ref,
@@ -304,6 +325,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
 
   if (config.once) {
     const outcome = await reconciler.sync({ force: true });
+    client?.close();
     if (outcome.kind === "invalid") for (const e of outcome.errors) err(e);
     const line = summary(outcome, applier.target);
     if (outcome.kind === "failed" || outcome.kind === "invalid") err(line);
@@ -311,13 +333,21 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     return outcome.kind === "failed" || outcome.kind === "invalid" ? 1 : 0;
   }
 
+  let leading = () => true;
+  // The first sync of a leader re-checks the applied revision against the cluster's inventory.
+  let forceNext = true;
   const scheduler = new Scheduler({
     ...(config.intervalMs !== undefined ? { intervalMs: config.intervalMs } : {}),
     ...(config.cron !== undefined ? { cron: config.cron } : {}),
     jitterMs: config.jitterMs,
     // A failure that may pass (Git server down, API errors) is retried with backoff before the
     // next regular poll; an invalid revision waits for a new commit.
-    run: async () => ((await reconciler.sync()).kind === "failed" ? { retry: true } : undefined),
+    run: async () => {
+      if (!leading()) return undefined;
+      const outcome = await reconciler.sync({ force: forceNext });
+      forceNext = false;
+      return outcome.kind === "failed" ? { retry: true } : undefined;
+    },
     onError: (e) => log.error({}, `sync failed: ${(e as Error).message}`),
   });
   const secretFile = config.webhookSecretFile;
@@ -350,6 +380,27 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
   const port = Number(new URL(address).port);
   log.info({ address, ref: source.refName, target: applier.target }, "controller started");
   deps.onListening?.({ host: config.listen.host, port });
+  // Several replicas are safe: only the holder of the Lease applies.
+  const elector =
+    client !== undefined && !config.dryRun
+      ? new LeaderElector(client, {
+          namespace: controllerNamespace(client, config.cluster.namespace),
+          name: `${config.cluster.fieldManager}-controller-leader`,
+          identity: process.env.POD_NAME ?? `${hostname()}-${process.pid}`,
+          leaseDurationSeconds: config.leaseDurationSeconds,
+          renewMs: Math.max(200, Math.floor((config.leaseDurationSeconds * 1000) / 3)),
+          log: (m) => log.info({}, m),
+          // A new leader syncs at once, whatever an earlier leadership applied.
+          onStarted: () => {
+            forceNext = true;
+            void scheduler.trigger("trigger");
+          },
+        })
+      : undefined;
+  if (elector !== undefined) {
+    leading = () => elector.isLeader;
+    elector.start();
+  }
   scheduler.start();
 
   await new Promise<void>((resolve) => {
@@ -362,8 +413,11 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
       process.once("SIGINT", stop);
     }
   });
-  log.info({}, "stopping: letting the sync in flight finish");
+  log.info({}, "stopping: letting the apply step in flight finish");
+  stopping = true;
   await scheduler.stop();
+  await elector?.stop({ release: true });
+  client?.close();
   await app.close();
   log.info({}, "stopped");
   return 0;

@@ -51,14 +51,14 @@ export async function eachLimit<T>(
   fn: (item: T) => Promise<void>,
 ): Promise<void> {
   let next = 0;
-  let failed: unknown;
+  let failed: Error | undefined;
   const worker = async () => {
     while (next < items.length && failed === undefined) {
       const item = items[next++] as T;
       try {
         await fn(item);
       } catch (err) {
-        failed ??= err;
+        failed ??= err instanceof Error ? err : new Error(String(err));
       }
     }
   };
@@ -129,10 +129,13 @@ export class ClusterApplier implements Applier {
   }
 
   /** Sends one object; an immutable-field change is recreated with --force-recreate. */
-  private async send(o: KubeObject, dryRun: boolean): Promise<LiveObject> {
+  private async send(
+    o: KubeObject,
+    dryRun: boolean,
+  ): Promise<{ live: LiveObject; recreated?: string }> {
     const fieldManager = this.opts.fieldManager;
     try {
-      return await this.retry(() => this.client.apply(o, { fieldManager, dryRun }));
+      return { live: await this.retry(() => this.client.apply(o, { fieldManager, dryRun })) };
     } catch (err) {
       if (!isImmutable(err)) {
         if (err instanceof KubeApiError) {
@@ -152,14 +155,16 @@ export class ClusterApplier implements Applier {
           { cause: err },
         );
       }
-      if (dryRun) return o as LiveObject;
-      this.opts.onChange?.({ object: `${objectName(o)} (${fields})`, action: "recreated" });
+      if (dryRun) return { live: o, recreated: fields };
       await this.retry(() => this.client.delete(o, { propagationPolicy: "Foreground" }));
       const deadline = Date.now() + 60_000;
       while ((await this.client.get(o)) !== undefined && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 100));
       }
-      return this.retry(() => this.client.apply(o, { fieldManager }));
+      return {
+        live: await this.retry(() => this.client.apply(o, { fieldManager })),
+        recreated: fields,
+      };
     }
   }
 
@@ -188,7 +193,7 @@ export class ClusterApplier implements Applier {
                 },
                 type: "Opaque",
                 data: { "hmac-secret": randomBytes(32).toString("base64") },
-              } as KubeObject,
+              },
               { fieldManager: this.opts.fieldManager },
             ),
           );
@@ -334,12 +339,15 @@ export class ClusterApplier implements Applier {
       }
       await eachLimit(pending, this.opts.concurrency ?? 16, async (p) => {
         const sent = withOwner(p.object, ownerOf(p));
-        const live = await this.send(sent, dryRun);
+        const { live, recreated } = await this.send(sent, dryRun);
         const existed = prevEntries.has(p.key);
         const h = objectHash(sent);
         next.set(p.key, entryOf(p, h, live));
         applied++;
-        note({ object: objectName(p.object), action: existed ? "configured" : "created" });
+        note({
+          object: objectName(p.object) + (recreated !== undefined ? ` (${recreated})` : ""),
+          action: recreated !== undefined ? "recreated" : existed ? "configured" : "created",
+        });
       });
       if (stage === "crds" && !dryRun) {
         for (const p of pending) await this.waitEstablished(p.object);
@@ -375,7 +383,7 @@ export class ClusterApplier implements Applier {
         if (live.metadata.annotations?.[APPLIED_BY] !== this.opts.fieldManager) continue;
         if (!dryRun) await this.retry(() => this.client.delete(ref));
         pruned++;
-        note({ object: objectName(ref as KubeObject), action: "pruned" });
+        note({ object: objectName(ref), action: "pruned" });
       }
     } else {
       // Without prune, leftovers stay recorded so a later --prune can still remove them.

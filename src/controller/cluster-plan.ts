@@ -95,7 +95,7 @@ function marked(o: KubeObject, fieldManager: string): KubeObject {
 
 /** The resource as applied: what the repository says, without server-populated fields. */
 export function resourceObject(r: Resource): KubeObject {
-  const { status: _status, metadata, ...rest } = r as Resource & { status?: unknown };
+  const { status: _status, metadata, ...rest } = r;
   void _status;
   const m = metadata as unknown as Record<string, unknown>;
   return {

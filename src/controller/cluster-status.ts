@@ -119,7 +119,11 @@ export class ResourceStatusWriter {
           };
         });
         await this.client.mergePatch(
-          r,
+          {
+            apiVersion: r.apiVersion,
+            kind: r.kind,
+            metadata: { name: r.metadata.name, namespace: r.metadata.namespace },
+          },
           { status: { ...full, conditions: timed } },
           { subresource: "status", fieldManager: this.fieldManager },
         );
@@ -139,7 +143,11 @@ export class ResourceStatusWriter {
       const now = nowTime();
       try {
         await this.client.mergePatch(
-          r,
+          {
+            apiVersion: r.apiVersion,
+            kind: r.kind,
+            metadata: { name: r.metadata.name, namespace: r.metadata.namespace },
+          },
           {
             status: {
               conditions: [
@@ -184,7 +192,7 @@ export async function warningEvent(
       firstTimestamp: now,
       lastTimestamp: now,
       count: 1,
-    } as never);
+    });
   } catch {
     /* events are best effort */
   }

@@ -11,7 +11,8 @@ import { KubeConfig } from "@kubernetes/client-node";
 export interface KubeObjectRef {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string };
+  metadata: { name: string; namespace?: string; [key: string]: unknown };
+  [key: string]: unknown;
 }
 
 /** A live object as the API server returns it. */
@@ -315,6 +316,12 @@ export class KubeClient {
       query: { fieldManager: opts.fieldManager },
       body: obj,
     });
+  }
+
+  /** PUT: replaces an object; a stale metadata.resourceVersion is a 409 Conflict. */
+  async replace(obj: KubeObjectRef): Promise<LiveObject> {
+    const p = await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+    return this.request<LiveObject>("PUT", p, { body: obj });
   }
 
   async mergePatch(

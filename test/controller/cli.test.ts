@@ -192,18 +192,16 @@ describe("mcpfleet controller --once --target dir:PATH", () => {
     expect(snapshot(out)).toEqual(files);
   }, 60_000);
 
-  it("exits 2 on a usage error and 1 with ERR_NOT_IMPLEMENTED for --target cluster", async () => {
+  it("exits 2 on a usage error, including --target cluster with an unreadable kubeconfig", async () => {
     const [usage, cluster, help] = await Promise.all([
       mcpfleet(["controller", "--repo", "file:///x", "--interval", "soon"]),
-      mcpfleet(["controller", "--once", "--repo", "file:///x"]),
+      mcpfleet(["controller", "--once", "--repo", "file:///x", "--kubeconfig", "/nonexistent/kc"]),
       mcpfleet(["controller", "--help"]),
     ]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--interval.*\(ERR_USAGE\)/);
-    expect(cluster.code).toBe(1);
-    expect(cluster.stderr).toMatch(
-      /--target cluster is not available yet.*\(ERR_NOT_IMPLEMENTED\)/,
-    );
+    expect(cluster.code).toBe(2);
+    expect(cluster.stderr).toMatch(/cannot load the kubeconfig \/nonexistent\/kc.*\(ERR_USAGE\)/);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--webhook-secret-file/);
   }, 60_000);

@@ -2,7 +2,10 @@
 // cluster when MCPFLEET_E2E_KUBECONFIG is set: `make test-e2e KUBECONFIG=...`), a repository of
 // the example resources and a reconciler applying it with the cluster target.
 import { pathToFileURL } from "node:url";
-import { ClusterApplier, type ClusterApplierOptions } from "../../src/controller/cluster-applier.js";
+import {
+  ClusterApplier,
+  type ClusterApplierOptions,
+} from "../../src/controller/cluster-applier.js";
 import { GitSource } from "../../src/controller/git-source.js";
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
@@ -28,7 +31,11 @@ export interface Harness {
 export function harness(
   kubeconfig: string,
   repoUrl: string,
-  opts: Partial<ClusterApplierOptions> & { driftIntervalMs?: number; now?: () => number; path?: string } = {},
+  opts: Partial<ClusterApplierOptions> & {
+    driftIntervalMs?: number;
+    now?: () => number;
+    path?: string;
+  } = {},
 ): Harness {
   const client = KubeClient.fromFile(kubeconfig);
   const source = new GitSource({

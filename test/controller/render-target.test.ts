@@ -160,16 +160,16 @@ describe("render target through the reconciler", () => {
 });
 
 describe("targets", () => {
-  it("parses --target and refuses the cluster target this build cannot apply to", () => {
+  it("parses --target; the cluster target needs a readable kubeconfig", () => {
     expect(parseTarget("cluster")).toEqual({ kind: "cluster" });
     expect(parseTarget("dir:out/x")).toEqual({ kind: "dir", path: "out/x" });
     for (const bad of ["dir:", "directory:x", "", "Cluster"]) {
       expect(() => parseTarget(bad), bad).toThrow(/--target must be/);
     }
     const cluster = { fieldManager: "mcpfleet", prune: false, forceRecreate: false };
-    expect(() => createApplier({ kind: "cluster" }, cluster)).toThrow(
-      expect.objectContaining({ code: "ERR_NOT_IMPLEMENTED" }),
-    );
+    expect(() =>
+      createApplier({ kind: "cluster" }, { ...cluster, kubeconfig: "/nonexistent/kc" }),
+    ).toThrow(expect.objectContaining({ code: "ERR_USAGE" }));
     expect(createApplier({ kind: "dir", path: "x" }, cluster).target).toBe("dir:x");
   });
 });
