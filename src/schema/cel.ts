@@ -31,16 +31,29 @@ export function compileRule(rule: string): Program {
   return program;
 }
 
+/**
+ * Objects already converted, by identity. The caller owns it and keeps it only while the data
+ * cannot change (one validation): rules on nested nodes then reuse the conversion of their
+ * subtree instead of converting it again for every rule.
+ */
+export type CelValueCache = WeakMap<object, unknown>;
+
 /** JSON numbers that are whole become CEL ints, as the API server decodes them. */
-export function toCelValue(value: unknown): unknown {
+export function toCelValue(value: unknown, cache?: CelValueCache): unknown {
   if (typeof value === "number") return Number.isInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) return value.map(toCelValue);
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = toCelValue(v);
-    return out;
+  if (value === null || typeof value !== "object") return value;
+  const known = cache?.get(value);
+  if (known !== undefined) return known;
+  let out: unknown;
+  if (Array.isArray(value)) {
+    out = value.map((v: unknown) => toCelValue(v, cache));
+  } else {
+    const obj: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) obj[k] = toCelValue(v, cache);
+    out = obj;
   }
-  return value;
+  cache?.set(value, out);
+  return out;
 }
 
 export type RuleOutcome = { ok: true } | { ok: false; error?: string };
@@ -49,10 +62,10 @@ export type RuleOutcome = { ok: true } | { ok: false; error?: string };
  * Evaluates a rule against `self`. A rule that cannot be evaluated (a runtime type error on data
  * that already failed the schema) is reported as not satisfied with the engine's reason.
  */
-export function evaluateRule(rule: string, self: unknown): RuleOutcome {
+export function evaluateRule(rule: string, self: unknown, cache?: CelValueCache): RuleOutcome {
   const program = compileRule(rule);
   try {
-    const result = program({ self: toCelValue(self) });
+    const result = program({ self: toCelValue(self, cache) });
     return result === true ? { ok: true } : { ok: false };
   } catch (err) {
     return { ok: false, error: (err as Error).message.split("\n")[0] };

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { parse } from "yaml";
@@ -29,15 +30,85 @@ function listYaml(dir: string): string[] {
   return out.sort();
 }
 
-/** Reads every schema file; each must declare the `$id` its path implies. */
-export function loadSchemaFiles(dir: string = schemasDir()): SchemaFile[] {
-  return listYaml(dir).map((file) => {
-    const path = relative(dir, file).split(sep).join("/");
-    const schema = parse(readFileSync(file, "utf8")) as SchemaNode;
+interface SourceText {
+  path: string;
+  text: string;
+}
+
+function readSources(dir: string): SourceText[] {
+  return listYaml(dir).map((file) => ({
+    path: relative(dir, file).split(sep).join("/"),
+    text: readFileSync(file, "utf8"),
+  }));
+}
+
+function parseSources(sources: readonly SourceText[]): SchemaFile[] {
+  return sources.map(({ path, text }) => {
+    const schema = parse(text) as SchemaNode;
     const expected = SCHEMA_BASE + path;
     if (schema.$id !== expected) {
       throw new Error(`schemas/${path}: $id must be ${expected}, found ${String(schema.$id)}`);
     }
     return { id: expected, path, schema };
   });
+}
+
+/** Reads every schema file; each must declare the `$id` its path implies. */
+export function loadSchemaFiles(dir: string = schemasDir()): SchemaFile[] {
+  return parseSources(readSources(dir));
+}
+
+/** Where `make generate` writes the parsed schemas as JSON (see schemaSnapshot). */
+export const SNAPSHOT_PATH = "generated/schemas.json";
+
+interface Snapshot {
+  /** Digest of the schema files the snapshot was made from (paths and texts). */
+  digest: string;
+  files: SchemaFile[];
+}
+
+function digestOf(sources: readonly SourceText[]): string {
+  const hash = createHash("sha256");
+  for (const { path, text } of sources) hash.update(path).update("\0").update(text).update("\0");
+  return hash.digest("hex");
+}
+
+/**
+ * The parsed schemas as JSON, with the digest of their sources: parsing JSON costs about a
+ * hundredth of parsing the YAML, which is most of a one-file `mcpfleet validate`'s start.
+ */
+export function schemaSnapshot(dir: string = schemasDir()): string {
+  const sources = readSources(dir);
+  const snapshot: Snapshot = { digest: digestOf(sources), files: parseSources(sources) };
+  return JSON.stringify(snapshot) + "\n";
+}
+
+const snapshots = new WeakSet<readonly SchemaFile[]>();
+
+/**
+ * True for schemas read from the snapshot, which `make generate` writes only after checking every
+ * schema against the JSON Schema meta-schema: a schema set need not check them again.
+ */
+export function isCheckedSnapshot(files: readonly SchemaFile[]): boolean {
+  return snapshots.has(files);
+}
+
+/**
+ * The schemas of this installation: from the snapshot when it was made from exactly the files
+ * in schemas/ (their texts are read and hashed, which is cheap), else parsed from the YAML.
+ */
+export function loadInstalledSchemaFiles(): SchemaFile[] {
+  const dir = schemasDir();
+  const sources = readSources(dir);
+  try {
+    const text = readFileSync(join(projectRoot(), SNAPSHOT_PATH), "utf8");
+    const snapshot = JSON.parse(text) as Snapshot;
+    if (snapshot.digest === digestOf(sources) && Array.isArray(snapshot.files)) {
+      snapshots.add(snapshot.files);
+      return snapshot.files;
+    }
+  } catch {
+    // No snapshot (or an unreadable one): the YAML is the source of truth.
+  }
+  return parseSources(sources);
 }

@@ -1,8 +1,13 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { evaluateRule } from "./cel.js";
+import { type CelValueCache, evaluateRule } from "./cel.js";
 import { type Kind, kindSchemaId } from "./kinds.js";
-import { type SchemaFile, type SchemaNode, loadSchemaFiles } from "./load.js";
+import {
+  type SchemaFile,
+  type SchemaNode,
+  isCheckedSnapshot,
+  loadInstalledSchemaFiles,
+} from "./load.js";
 import { DURATION_PATTERN, markUnknownFields } from "./transform.js";
 
 export type IssueLevel = "schema" | "cel";
@@ -46,10 +51,15 @@ function fieldPathToPointer(fieldPath: string | undefined): string {
     .join("");
 }
 
-function celErrors(rules: CelRule[], data: unknown, instancePath: string): ErrorObject[] {
+function celErrors(
+  rules: CelRule[],
+  data: unknown,
+  instancePath: string,
+  cache: CelValueCache | undefined,
+): ErrorObject[] {
   const errors: ErrorObject[] = [];
   for (const rule of rules) {
-    const outcome = evaluateRule(rule.rule, data);
+    const outcome = evaluateRule(rule.rule, data, cache);
     if (outcome.ok) continue;
     errors.push({
       keyword: CEL_KEYWORD,
@@ -99,7 +109,15 @@ function duplicateListEntries(
 
 /** An ajv that only fills in defaults: every extension keyword is an annotation here. */
 function newDefaultingAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ useDefaults: true, strict: false, validateFormats: false });
+  // The same schemas are checked against the meta-schema by the validating ajv: not again here.
+  const ajv = new Ajv2020({
+    useDefaults: true,
+    strict: false,
+    validateFormats: false,
+    meta: false,
+    validateSchema: false,
+    code: { optimize: false },
+  });
   for (const keyword of [
     "x-kubernetes-preserve-unknown-fields",
     "x-kubernetes-list-type",
@@ -115,8 +133,13 @@ function newDefaultingAjv(): Ajv2020 {
   return ajv;
 }
 
-function newAjv(): Ajv2020 {
+/**
+ * `celCache()` is the conversion cache of the validation under way (see CelValueCache);
+ * `checked`: the schemas are known to conform to the meta-schema (see isCheckedSnapshot).
+ */
+function newAjv(celCache: () => CelValueCache | undefined, checked: boolean): Ajv2020 {
   const ajv = new Ajv2020({
+    ...(checked ? { meta: false, validateSchema: false } : {}),
     allErrors: true,
     strict: true,
     strictTypes: false,
@@ -167,7 +190,7 @@ function newAjv(): Ajv2020 {
       _parent?: unknown,
       cxt?: { instancePath: string },
     ): boolean {
-      const errors = celErrors(rules, data, cxt?.instancePath ?? "");
+      const errors = celErrors(rules, data, cxt?.instancePath ?? "", celCache());
       (celValidate as unknown as { errors: ErrorObject[] }).errors = errors;
       return errors.length === 0;
     },
@@ -264,12 +287,14 @@ function dropBranchErrors(errors: ErrorObject[]): ErrorObject[] {
 
 /** Every schema under schemas/, compiled lazily, each root or `$defs` entry addressable by `$id`. */
 export class SchemaSet {
-  private readonly ajv = newAjv();
+  private celCache: CelValueCache | undefined;
+  private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly defaulter = newDefaultingAjv();
   private readonly defaulters = new Map<string, ValidateFunction>();
 
   constructor(readonly files: readonly SchemaFile[]) {
+    this.ajv = newAjv(() => this.celCache, isCheckedSnapshot(files));
     for (const file of files) {
       this.ajv.addSchema(markUnknownFields(file.schema), file.id);
       this.defaulter.addSchema(file.schema, file.id);
@@ -310,7 +335,15 @@ export class SchemaSet {
   private validateOwned(ref: string, doc: unknown): SchemaIssue[] {
     this.applyDefaults(ref, doc);
     const validate = this.validator(ref);
-    if (validate(doc)) return [];
+    // The document does not change while it is validated: CEL conversions can be shared.
+    this.celCache = new WeakMap();
+    let valid: boolean;
+    try {
+      valid = validate(doc);
+    } finally {
+      this.celCache = undefined;
+    }
+    if (valid) return [];
     const seen = new Set<string>();
     const issues: SchemaIssue[] = [];
     for (const issue of dropBranchErrors(validate.errors ?? []).map(toIssue)) {
@@ -335,5 +368,5 @@ let defaultSet: SchemaSet | undefined;
 
 /** The schema set of this installation's schemas/ directory, loaded once. */
 export function defaultSchemaSet(): SchemaSet {
-  return (defaultSet ??= new SchemaSet(loadSchemaFiles()));
+  return (defaultSet ??= new SchemaSet(loadInstalledSchemaFiles()));
 }
