@@ -16,6 +16,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: "GitOps: watch a Git repository, validate, synthesize and apply each revision",
     load: () => import("./controller.js"),
   },
+  apply: {
+    summary: "Validate, synthesize and server-side apply local resource files to the cluster",
+    load: () => import("./apply.js"),
+  },
+  diff: {
+    summary: "Show what apply would change in the cluster (exit 1 when there are changes)",
+    load: () => import("./diff.js"),
+  },
   synth: {
     summary: "Render resources into Kubernetes manifests (dist/<namespace>.yaml, dist/install/)",
     load: () => import("./synth.js"),

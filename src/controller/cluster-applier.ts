@@ -105,6 +105,11 @@ export class ClusterApplier implements Applier {
     });
   }
 
+  /** Closes the client's connections (one-shot commands). */
+  close(): void {
+    this.client.close();
+  }
+
   private retry<T>(fn: () => Promise<T>): Promise<T> {
     return withBackoff(fn, { baseMs: 100, capMs: 5_000, maxAttempts: 8, ...this.opts.backoff });
   }

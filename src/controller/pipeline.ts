@@ -46,12 +46,21 @@ export function reportLines(
 }
 
 /** Validates and synthesizes the resources under `dir`; `root` is what file names are relative to. */
-export async function renderDirectory(
+export function renderDirectory(
   dir: string,
   root: string,
   options: RenderOptions = {},
 ): Promise<RenderOutcome> {
-  const loaded = await loadPaths([dir], { namespace: options.namespace ?? "default" });
+  return renderPaths([dir], root, options);
+}
+
+/** Validates and synthesizes the resources of files and directories (`mcpfleet apply PATH...`). */
+export async function renderPaths(
+  paths: readonly string[],
+  root: string,
+  options: RenderOptions = {},
+): Promise<RenderOutcome> {
+  const loaded = await loadPaths(paths, { namespace: options.namespace ?? "default" });
   const { errors, warnings } = reportLines(loaded.report, root);
   if (!loaded.valid || errors.length > 0) {
     return { ok: false, errors, warnings };
