@@ -15,8 +15,10 @@ export interface Principal {
 export type Action =
   | { kind: "readRegistry"; registry: string; claims?: Claims }
   | { kind: "manageEntries"; registry: string; entryClaims?: Claims }
-  | { kind: "manageSources"; claims?: Claims }
-  | { kind: "manageRegistries"; claims?: Claims };
+  | { kind: "manageSources"; claims?: Claims; hide?: boolean; name?: string }
+  | { kind: "manageRegistries"; claims?: Claims; hide?: boolean; name?: string };
+// `hide`: the resource exists and `claims` are its own; when the caller's claims do not contain
+// them the answer is the resource's 404, not 403, so its existence is not disclosed.
 
 export interface Authorizer {
   /** Identifies the caller; throws an ERR_UNAUTHORIZED McpfleetError when it cannot. */
@@ -25,6 +27,8 @@ export interface Authorizer {
   authorize(principal: Principal, action: Action): void;
   /** Whether an entry with these claims is visible to the caller. */
   entryVisible(principal: Principal, entryClaims: Claims | undefined): boolean;
+  /** Whether a source or registry with these claims shows in the caller's admin lists. */
+  resourceVisible(principal: Principal, claims: Claims | undefined): boolean;
   /**
    * Partition key for cached consumer responses: callers with the same key see the same
    * entries. "" means one shared, public partition.
@@ -43,6 +47,9 @@ export class AllowAllAuthorizer implements Authorizer {
   }
   authorize(): void {}
   entryVisible(): boolean {
+    return true;
+  }
+  resourceVisible(): boolean {
     return true;
   }
   cacheScope(): string {

@@ -417,20 +417,32 @@ export class Store {
     contentHash: string,
     message?: string,
   ): Promise<number> {
-    // Latest per name, semver-aware (computed here, in bounded memory: names and versions only).
-    const pairs = await this.db.query<{ name: string; versions: string[] }>(
-      `SELECT name, array_agg(version) AS versions FROM entries_staging WHERE sync_id = $1
-       GROUP BY name`,
-      [syncId],
-    );
-    const latestNames: string[] = [];
-    const latestVersions: string[] = [];
-    for (const p of pairs.rows) {
-      const l = latestVersion(p.versions);
-      if (l !== undefined) {
-        latestNames.push(p.name);
-        latestVersions.push(l);
+    // Latest per name, semver-aware, marked in the staging rows chunk by chunk (names in
+    // order), so memory stays bounded however many entries the source has.
+    let lastName = "";
+    for (;;) {
+      const pairs = await this.db.query<{ name: string; versions: string[] }>(
+        `SELECT name, array_agg(version) AS versions FROM entries_staging
+         WHERE sync_id = $1 AND name > $2 GROUP BY name ORDER BY name LIMIT 2000`,
+        [syncId, lastName],
+      );
+      if (pairs.rows.length === 0) break;
+      const names: string[] = [];
+      const versions: string[] = [];
+      for (const p of pairs.rows) {
+        const l = latestVersion(p.versions);
+        if (l !== undefined) {
+          names.push(p.name);
+          versions.push(l);
+        }
       }
+      await this.db.query(
+        `UPDATE entries_staging st SET is_latest = true
+         FROM unnest($2::text[], $3::text[]) AS l(n, v)
+         WHERE st.sync_id = $1 AND st.name = l.n AND st.version = l.v`,
+        [syncId, names, versions],
+      );
+      lastName = pairs.rows[pairs.rows.length - 1]?.name ?? lastName;
     }
     const n = await this.write(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`mcpfleet-source:${source}`]);
@@ -438,12 +450,6 @@ export class Store {
       if (exists.rows.length === 0) {
         throw new McpfleetError("ERR_SOURCE_NOT_FOUND", `source "${source}" was deleted`);
       }
-      await tx.query(
-        `UPDATE entries_staging st SET is_latest = true
-         FROM unnest($2::text[], $3::text[]) AS l(n, v)
-         WHERE st.sync_id = $1 AND st.name = l.n AND st.version = l.v`,
-        [syncId, latestNames, latestVersions],
-      );
       await tx.query(
         `DELETE FROM entries e WHERE e.source = $2 AND NOT EXISTS (
            SELECT 1 FROM entries_staging st

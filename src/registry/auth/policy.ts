@@ -1,0 +1,114 @@
+// The authorization decisions of oauth mode: roles for writes and admin, the registry claims
+// gate, the per-entry visibility filter and admin claim scoping. superAdmin bypasses every
+// claim check. Without an `auth.authz` section every authenticated caller holds every role and
+// nothing is filtered (docs/auth.md).
+import { createHash } from "node:crypto";
+import { McpfleetError } from "../../errors.js";
+import type { Claims } from "../config/types.js";
+import type { Action, Principal } from "../http/auth.js";
+import { containsClaims, hasClaims } from "./claims.js";
+import { resolveRoles, type AuthzSettings, type Role } from "./roles.js";
+
+/** Token claims that change from token to token and never take part in authorization. */
+const VOLATILE = new Set(["exp", "iat", "nbf", "jti", "auth_time", "at_hash", "c_hash", "nonce"]);
+
+const ROLE_OF: Record<Action["kind"], Role | undefined> = {
+  readRegistry: undefined,
+  manageEntries: "manageEntries",
+  manageSources: "manageSources",
+  manageRegistries: "manageRegistries",
+};
+
+export class ClaimsPolicy {
+  private readonly roleCache = new WeakMap<Principal, Role[]>();
+
+  constructor(readonly authz: AuthzSettings | undefined) {}
+
+  /** Whether claim checks apply at all (an `auth.authz` section is configured). */
+  get enabled(): boolean {
+    return this.authz !== undefined;
+  }
+
+  roles(p: Principal): Role[] {
+    if (p.anonymous) return [];
+    let r = this.roleCache.get(p);
+    if (r === undefined) {
+      r = resolveRoles(p.claims, this.authz);
+      this.roleCache.set(p, r);
+    }
+    return r;
+  }
+
+  private bypass(p: Principal): boolean {
+    return !this.enabled || this.roles(p).includes("superAdmin");
+  }
+
+  authorize(p: Principal, action: Action): void {
+    const role = ROLE_OF[action.kind];
+    if (role !== undefined) {
+      if (p.anonymous) {
+        throw new McpfleetError("ERR_UNAUTHORIZED", "this operation needs an access token");
+      }
+      const roles = this.roles(p);
+      if (!roles.includes(role) && !roles.includes("superAdmin")) {
+        throw new McpfleetError("ERR_FORBIDDEN", `this operation needs the ${role} role`);
+      }
+    }
+    if (this.bypass(p)) return;
+    switch (action.kind) {
+      case "readRegistry":
+        if (!containsClaims(p.claims, action.claims)) {
+          throw new McpfleetError(
+            "ERR_FORBIDDEN",
+            `your claims do not grant access to registry "${action.registry}"`,
+          );
+        }
+        return;
+      case "manageEntries":
+        if (!containsClaims(p.claims, action.entryClaims)) {
+          throw new McpfleetError(
+            "ERR_FORBIDDEN",
+            "the entry's claims must be a subset of your own claims",
+          );
+        }
+        return;
+      case "manageSources":
+      case "manageRegistries":
+        if (!containsClaims(p.claims, action.claims)) {
+          if (action.hide === true) {
+            const what = action.kind === "manageSources" ? "source" : "registry";
+            throw new McpfleetError(
+              action.kind === "manageSources" ? "ERR_SOURCE_NOT_FOUND" : "ERR_REGISTRY_NOT_FOUND",
+              `no ${what} named "${action.name ?? ""}"`,
+            );
+          }
+          throw new McpfleetError("ERR_FORBIDDEN", "the claims must be a subset of your own claims");
+        }
+        return;
+    }
+  }
+
+  /** Per-entry filter: with authorization on, an entry is visible when it has claims and the caller's contain them. */
+  entryVisible(p: Principal, entryClaims: Claims | undefined): boolean {
+    if (this.bypass(p)) return true;
+    return hasClaims(entryClaims) && containsClaims(p.claims, entryClaims);
+  }
+
+  /** Admin scoping: a source or registry without claims is open to every caller with the role. */
+  resourceVisible(p: Principal, claims: Claims | undefined): boolean {
+    return this.bypass(p) || containsClaims(p.claims, claims);
+  }
+
+  /**
+   * Callers with equal claims see equal entries. The key hashes the caller's stable claims, so
+   * it never grows with the number of tokens a caller obtains.
+   */
+  cacheScope(p: Principal): string {
+    if (this.bypass(p)) return "";
+    const stable = Object.keys(p.claims)
+      .filter((k) => !VOLATILE.has(k))
+      .sort()
+      .map((k) => [k, p.claims[k]]);
+    return createHash("sha256").update(JSON.stringify(stable)).digest("base64url").slice(0, 22);
+  }
+}
