@@ -36,7 +36,6 @@ export const ERROR_CODES = {
   ERR_CLAIMS_MISMATCH: { status: 409, title: "Claims differ from the first version's" },
   ERR_NO_MANAGED_SOURCE: { status: 409, title: "Registry has no managed source" },
   ERR_SOURCE_IN_USE: { status: 409, title: "Source is used by a registry" },
-  ERR_SYNC_IN_PROGRESS: { status: 409, title: "A sync of this source is already running" },
   ERR_SOURCE_NOT_SYNCED: { status: 409, title: "Source is not synced" },
   ERR_PAYLOAD_TOO_LARGE: { status: 413, title: "Request body too large" },
   ERR_META_TOO_LARGE: { status: 413, title: "_meta too large" },
