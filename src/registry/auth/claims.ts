@@ -16,7 +16,10 @@ function holds(callerValue: unknown, required: string): boolean {
  * Claim containment: every key of `resource` is present in `caller` with a matching value.
  * An empty or absent resource map is contained by every caller.
  */
-export function containsClaims(caller: Record<string, unknown>, resource: Claims | undefined): boolean {
+export function containsClaims(
+  caller: Record<string, unknown>,
+  resource: Claims | undefined,
+): boolean {
   if (resource === undefined) return true;
   for (const [key, value] of Object.entries(resource)) {
     if (!Object.hasOwn(caller, key)) return false;
@@ -40,7 +43,10 @@ export function hasClaims(claims: Claims | undefined): claims is Claims {
  * matches (OR) and a map matches when all its pairs match (AND). An empty map would match
  * everyone, so it matches no one: granting a role to every caller is said by omitting authz.
  */
-export function matchesRule(caller: Record<string, unknown>, rules: readonly Claims[] | undefined): boolean {
+export function matchesRule(
+  caller: Record<string, unknown>,
+  rules: readonly Claims[] | undefined,
+): boolean {
   if (rules === undefined) return false;
   return rules.some((rule) => hasClaims(rule) && containsClaims(caller, rule));
 }

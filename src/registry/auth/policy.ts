@@ -82,7 +82,10 @@ export class ClaimsPolicy {
               `no ${what} named "${action.name ?? ""}"`,
             );
           }
-          throw new McpfleetError("ERR_FORBIDDEN", "the claims must be a subset of your own claims");
+          throw new McpfleetError(
+            "ERR_FORBIDDEN",
+            "the claims must be a subset of your own claims",
+          );
         }
         return;
     }

@@ -2,7 +2,12 @@
 import type { Claims } from "../config/types.js";
 import { matchesRule } from "./claims.js";
 
-export const ROLE_NAMES = ["superAdmin", "manageSources", "manageRegistries", "manageEntries"] as const;
+export const ROLE_NAMES = [
+  "superAdmin",
+  "manageSources",
+  "manageRegistries",
+  "manageEntries",
+] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
 export type RoleRules = Partial<Record<Role, Claims[]>>;
@@ -16,7 +21,10 @@ export interface AuthzSettings {
  * The roles a caller holds. Without an `auth.authz` section every authenticated caller holds
  * all four (and, elsewhere, no claim filtering happens): see docs/auth.md.
  */
-export function resolveRoles(caller: Record<string, unknown>, authz: AuthzSettings | undefined): Role[] {
+export function resolveRoles(
+  caller: Record<string, unknown>,
+  authz: AuthzSettings | undefined,
+): Role[] {
   if (authz === undefined) return [...ROLE_NAMES];
   return ROLE_NAMES.filter((r) => matchesRule(caller, authz.roles[r]));
 }
