@@ -34,6 +34,11 @@ export interface Applier {
   /** `cluster` or `dir:PATH`, as in --target. */
   readonly target: string;
   /**
+   * True when a revision whose watched directory is the same Git tree as the last applied one
+   * needs no work at all (the cluster target: its objects, hashes and inventory are unchanged).
+   */
+  readonly sameTreeIsNoop?: boolean;
+  /**
    * Makes the target hold exactly `objects` (sorted in apply order) for `revision`. Must not
    * leave a partial result visible when it throws. With `dryRun`, reports what it would change
    * and changes nothing.

@@ -88,6 +88,7 @@ function immutableFields(err: KubeApiError): string {
 
 export class ClusterApplier implements Applier {
   readonly target = "cluster";
+  readonly sameTreeIsNoop = true;
   readonly inventory: InventoryStore;
   private readonly opts: ClusterApplierOptions;
   private readonly client: KubeClient;

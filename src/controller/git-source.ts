@@ -57,6 +57,8 @@ export interface Checkout extends Revision {
   root: string;
   /** `root` joined with the watched path: the directory to load resources from. */
   dir: string;
+  /** Git tree id of the watched path at this commit: equal ids mean equal content. */
+  tree?: string;
 }
 
 const SHA = /^[0-9a-f]{40}$/;
@@ -413,6 +415,15 @@ export class GitSource {
     const name = `${revision.commit}.${pathKey}`;
     const root = join(treesDir, name);
     const dir = this.path === "" ? root : join(root, ...this.path.split("/"));
+    let pathTree: string | undefined;
+    try {
+      const { tree } = (await git.readCommit({ fs, gitdir: this.gitdir, oid: revision.commit }))
+        .commit;
+      pathTree = this.path === "" ? tree : await this.subtree(tree, this.path);
+    } catch {
+      pathTree = undefined; // reported by the checkout below
+    }
+    const withTree = pathTree !== undefined ? { tree: pathTree } : {};
     if (!fs.existsSync(root)) {
       const tmp = join(treesDir, `.tmp-${name}-${randomBytes(4).toString("hex")}`);
       try {
@@ -437,12 +448,12 @@ export class GitSource {
         fs.renameSync(tmp, root);
       } catch (err) {
         fs.rmSync(tmp, { recursive: true, force: true });
-        if (fs.existsSync(root)) return { ...revision, root, dir };
+        if (fs.existsSync(root)) return { ...revision, root, dir, ...withTree };
         throw gitError(err, this.url, this.refName);
       }
     }
     this.prune(treesDir, name);
-    return { ...revision, root, dir };
+    return { ...revision, root, dir, ...withTree };
   }
 
   private async subtree(tree: string, path: string): Promise<string | undefined> {

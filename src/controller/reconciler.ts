@@ -44,6 +44,8 @@ export class Reconciler {
   private lastAppliedAt = 0;
   private lastInvalid: string | undefined;
   private lastDryRun: string | undefined;
+  /** Git tree of the watched path at the last applied revision. */
+  private lastAppliedTree: string | undefined;
 
   constructor(opts: ReconcilerOptions) {
     this.opts = opts;
@@ -97,6 +99,27 @@ export class Reconciler {
     } catch (err) {
       return this.fail("checkout", err, revision, started);
     }
+    // A new commit that leaves the watched directory's tree as it was renders the same objects:
+    // nothing to validate, synthesize or send (drift correction still re-applies on schedule).
+    if (
+      applier.sameTreeIsNoop === true &&
+      !driftDue &&
+      this.opts.dryRun !== true &&
+      checkout.tree !== undefined &&
+      checkout.tree === this.lastAppliedTree
+    ) {
+      status.succeeded(revision.commit, {
+        seconds: (this.now() - started) / 1000,
+        applied: 0,
+        pruned: 0,
+      });
+      this.log.info(
+        { revision: revision.commit, target: applier.target, tree: checkout.tree },
+        "revision applied: the watched directory did not change",
+      );
+      const result: ApplyResult = { applied: 0, unchanged: 0, pruned: 0, changes: [] };
+      return { kind: "applied", revision, result };
+    }
     let rendered;
     try {
       rendered = await renderDirectory(checkout.dir, checkout.root, {
@@ -132,6 +155,8 @@ export class Reconciler {
         resend: driftDue,
       });
     } catch (err) {
+      // A failed apply may have changed part of the cluster: the next revision is applied in full.
+      this.lastAppliedTree = undefined;
       return this.fail("apply", err, revision, started);
     }
     if (dryRun) {
@@ -147,6 +172,7 @@ export class Reconciler {
       return { kind: "dry-run", revision, result };
     }
     this.lastAppliedAt = this.now();
+    this.lastAppliedTree = checkout.tree;
     status.succeeded(revision.commit, {
       seconds: (this.now() - started) / 1000,
       applied: result.applied,

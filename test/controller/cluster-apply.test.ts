@@ -77,6 +77,21 @@ describe("cluster target: apply, no-op, status", () => {
     api.resetRequests();
     const second = await h.reconciler.sync();
     expect(second).toMatchObject({ kind: "applied", result: { applied: 0, pruned: 0 } });
+    expect(api.requests).toEqual([]);
+
+    // A change inside the watched directory that renders the same objects: rendered and
+    // compared with the inventory's hashes, still no write.
+    const file = join(repo.dir, "fleet", "mcpserver-github.yaml");
+    commitFiles(
+      repo.dir,
+      { "fleet/mcpserver-github.yaml": `# reviewed\n${readFileSync(file, "utf8")}` },
+      "comment",
+    );
+    api.resetRequests();
+    const third = await h.reconciler.sync();
+    expect(third).toMatchObject({ kind: "applied", result: { applied: 0, pruned: 0 } });
+    if (third.kind === "applied") expect(third.result.unchanged).toBeGreaterThan(50);
+    expect(api.requests.length).toBeGreaterThan(0);
     expect(writes(api)).toBe(0);
 
     // Readiness from the cluster: the Deployment reports ready replicas, status follows.
@@ -90,7 +105,11 @@ describe("cluster target: apply, no-op, status", () => {
       { status: { replicas: 1, readyReplicas: 1 } },
       { subresource: "status" },
     );
-    commitFiles(repo.dir, { "README.md": "again\n" }, "docs only");
+    commitFiles(
+      repo.dir,
+      { "fleet/mcpserver-github.yaml": `# again\n${readFileSync(file, "utf8")}` },
+      "comment",
+    );
     await h.reconciler.sync();
     const ready = named("MCPServer", "fetch")?.status as { readyReplicas?: number; phase?: string };
     expect(ready.readyReplicas).toBe(1);
