@@ -22,7 +22,7 @@ endif
 NPM := npm --no-fund --no-audit --loglevel=error
 RUN := node --enable-source-maps
 
-.PHONY: all install build generate check lint typecheck format fresh test test-unit synth bench serve clean
+.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e synth bench serve clean
 
 all: install build
 
@@ -63,6 +63,12 @@ check: lint typecheck fresh
 
 test: install
 	npx vitest run
+
+# The controller's end-to-end tests against a real cluster (docs/e2e.md):
+#   make test-e2e KUBECONFIG=$$HOME/.kube/config
+test-e2e: install
+	@test -n "$(KUBECONFIG)" || { echo "make test-e2e: give KUBECONFIG=FILE (see docs/e2e.md)" >&2; exit 2; }
+	MCPFLEET_E2E_KUBECONFIG="$(KUBECONFIG)" npx vitest run test/controller/e2e-
 
 synth: build
 	$(RUN) build/src/cli/main.js synth examples -o dist
