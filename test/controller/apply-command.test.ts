@@ -61,4 +61,23 @@ describe("mcpfleet apply", () => {
     expect(r.err.join("\n")).toMatch(/bad\.yaml:\d+:\d+/);
     expect(api.requests.filter((q) => q.method !== "GET")).toEqual([]);
   });
+
+  it("applies the sample GitOps repository of examples/gitops", async () => {
+    const prod = join(EXAMPLES, "..", "gitops", "clusters", "prod");
+    const r = await run([prod, "--prune"]);
+    expect(r.err).toEqual([]);
+    expect(r.code).toBe(0);
+    const names = (kind: string, namespace: string) =>
+      api.objects({ kind, namespace }).map((o) => o.metadata?.name);
+    expect(names("Namespace", "").sort()).toEqual(
+      expect.arrayContaining(["engineering", "platform"]),
+    );
+    expect(names("Deployment", "engineering").sort()).toEqual([
+      "fetch",
+      "vmcp-engineering-gateway",
+      "yardstick",
+    ]);
+    expect(names("Deployment", "platform")).toEqual(["company-registry-api"]);
+    expect(names("Secret", "engineering")).toContain("engineering-gateway-hmac-secret");
+  });
 });
