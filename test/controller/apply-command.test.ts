@@ -74,7 +74,7 @@ describe("mcpfleet apply", () => {
     );
     expect(names("Deployment", "engineering").sort()).toEqual([
       "fetch",
-      "vmcp-engineering-gateway",
+      "engineering-gateway",
       "yardstick",
     ]);
     expect(names("Deployment", "platform")).toEqual(["company-registry-api"]);
