@@ -73,8 +73,8 @@ describe("mcpfleet apply", () => {
       expect.arrayContaining(["engineering", "platform"]),
     );
     expect(names("Deployment", "engineering").sort()).toEqual([
-      "fetch",
       "engineering-gateway",
+      "fetch",
       "yardstick",
     ]);
     expect(names("Deployment", "platform")).toEqual(["company-registry-api"]);
