@@ -137,3 +137,23 @@ describe("cluster target: immutable fields", () => {
     h.client.close();
   });
 });
+
+describe("cluster target: stopping", () => {
+  it("stops between apply stages when asked (SIGTERM) and the next run completes", async () => {
+    const repo = exampleRepo();
+    let stages = 0;
+    const h1 = harness(api.kubeconfigPath, repo.dir, {
+      // Asked to stop once the CRDs and Namespaces are in.
+      stopping: () => ++stages > 2,
+    });
+    const stopped = await h1.reconciler.sync();
+    expect(stopped).toMatchObject({ kind: "failed", code: "ERR_INTERRUPTED" });
+    expect(api.objects({ kind: "CustomResourceDefinition" })).toHaveLength(12);
+    expect(named("MCPServer", "fetch")).toBeUndefined();
+    h1.client.close();
+    const h2 = harness(api.kubeconfigPath, repo.dir);
+    expect((await h2.reconciler.sync()).kind).toBe("applied");
+    expect(named("Deployment", "fetch")).toBeDefined();
+    h2.client.close();
+  });
+});
