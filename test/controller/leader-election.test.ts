@@ -89,11 +89,13 @@ describe("leader election", () => {
       ])!;
     const lines: string[][] = [[], []];
     const stops = [new AbortController(), new AbortController()];
+    const ports: number[] = [0, 0];
     const runs = [0, 1].map((i) =>
       runController(args(i), {
         signal: stops[i]!.signal,
         stderr: (l) => lines[i]!.push(l),
         stdout: (l) => lines[i]!.push(l),
+        onListening: (a) => (ports[i] = a.port),
       }),
     );
     await until(() => api.objects({ kind: "Deployment", namespace: "default" }).length > 3, 20_000);
@@ -101,6 +103,21 @@ describe("leader election", () => {
     expect(leader).toBeGreaterThanOrEqual(0);
     const other = 1 - leader;
     expect(lines[other]!.some((x) => x.includes("revision applied"))).toBe(false);
+    // The leader's endpoints report the applied revision and the objects it applied.
+    await until(() => lines[leader]!.some((x) => x.includes("revision applied")), 10_000);
+    const health = (await (await fetch(`http://127.0.0.1:${ports[leader]}/healthz`)).json()) as {
+      target: string;
+      lastAppliedRevision: string | null;
+      lastAttemptedRevision: string | null;
+    };
+    expect(health.target).toBe("cluster");
+    expect(health.lastAppliedRevision).toMatch(/^[0-9a-f]{40}$/);
+    expect(health.lastAttemptedRevision).toBe(health.lastAppliedRevision);
+    const metrics = await (await fetch(`http://127.0.0.1:${ports[leader]}/metrics`)).text();
+    expect(metrics).toMatch(
+      /mcpfleet_controller_objects_applied_total\{target="cluster"\} [1-9]\d*/,
+    );
+    expect((await fetch(`http://127.0.0.1:${ports[leader]}/readyz`)).status).toBe(200);
     stops[leader]!.abort();
     expect(await runs[leader]).toBe(0);
     await until(() => lines[other]!.some((x) => x.includes("became the leader")), 10_000);
