@@ -19,6 +19,8 @@ import { startKubeApi } from "../test/support/kube-api/index.js";
 
 const NAMESPACES = 4;
 const RESOURCES = 1000;
+/** Tool configs and groups per namespace: 400 configuration resources, 600 MCPServers. */
+const CONFIGS = 50;
 
 function doc(kind: string, name: string, namespace: string, spec: unknown): string {
   return stringify({
@@ -35,7 +37,7 @@ function repository(): Record<string, string> {
   for (let n = 0; n < NAMESPACES; n++) {
     const ns = `team-${n}`;
     const docs: string[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < CONFIGS; i++) {
       docs.push(doc("MCPToolConfig", `tools-${i}`, ns, { toolsFilter: [`get_${i}`, `list_${i}`] }));
       docs.push(doc("MCPGroup", `group-${i}`, ns, { description: `group ${i}` }));
       count += 2;
@@ -53,8 +55,8 @@ function repository(): Record<string, string> {
         proxyPort: 8080,
         mcpPort: 8081,
         env: [{ name: "LOG_LEVEL", value: "info" }],
-        toolConfigRef: { name: `tools-${i % 10}` },
-        groupRef: `group-${i % 10}`,
+        toolConfigRef: { name: `tools-${i % CONFIGS}` },
+        groupRef: `group-${i % CONFIGS}`,
       }),
     );
   }
