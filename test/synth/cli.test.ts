@@ -98,10 +98,13 @@ describe("mcpfleet synth", () => {
     const r = await mcpfleet("synth", examples, "-o", out);
     expect(r.stderr).toContain("file(s) written");
     expect(r.status).toBe(0);
+    // examples/resources has no namespace (default); examples/gitops has one per directory.
     expect(listFiles(out)).toEqual([
       "default.yaml",
+      "engineering.yaml",
       "install/00-crds.yaml",
       "install/01-controller.yaml",
+      "platform.yaml",
     ]);
     const text = readFileSync(join(out, "default.yaml"), "utf8");
     expect(text).toContain("name: mcp-github-proxy");

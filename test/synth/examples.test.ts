@@ -26,7 +26,12 @@ function only(target: Resource): RendererTable {
   const table: Record<string, unknown> = {};
   for (const [kind, renderer] of Object.entries(RENDERERS)) {
     table[kind] = (...args: Parameters<NonNullable<RendererTable["MCPServer"]>>) => {
-      if (args[1].kind === target.kind && args[1].metadata.name === target.metadata.name) {
+      const r = args[1];
+      if (
+        r.kind === target.kind &&
+        r.metadata.namespace === target.metadata.namespace &&
+        r.metadata.name === target.metadata.name
+      ) {
         (renderer as (...a: unknown[]) => void)(...args);
       }
     };
