@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Claims } from "../../src/registry/config/types.js";
 import { containsClaims, matchesRule } from "../../src/registry/auth/claims.js";
-import { resolveRoles } from "../../src/registry/auth/roles.js";
+import { resolveRoles, type AuthzSettings } from "../../src/registry/auth/roles.js";
 
 describe("claim containment (the spec's table)", () => {
   const cases: [string, Claims | undefined, Record<string, unknown>, boolean][] = [
@@ -53,7 +53,7 @@ describe("role resolution", () => {
     ]);
   });
   it("with auth.authz only the matching roles, in a fixed order", () => {
-    const authz = {
+    const authz: AuthzSettings = {
       roles: {
         manageEntries: [{ groups: "publishers" }],
         manageSources: [{ groups: "ops" }, { sub: "alice" }],

@@ -1,0 +1,143 @@
+// The Authorizer of oauth mode: the Authenticator says who the caller is, the ClaimsPolicy what
+// they may do. Built from the `auth` section; refuses to start without providers and logs, at
+// start-up, when no `auth.authz` section is configured.
+import type { FastifyRequest } from "fastify";
+import { McpfleetError } from "../../errors.js";
+import type { AuthConfig, Claims } from "../config/types.js";
+import type { Action, Authorizer, Principal } from "../http/auth.js";
+import { AuthFailure, Authenticator, type OAuthErrorCode } from "./authenticator.js";
+import { ClaimsPolicy } from "./policy.js";
+import {
+  DEFAULT_TUNING,
+  TokenProvider,
+  type ProviderConfig,
+  type ValidationTuning,
+} from "./provider.js";
+import { authzSettings, type Role } from "./roles.js";
+
+export const DEFAULT_SCOPES = ["mcp-registry:read", "mcp-registry:write"];
+export const DEFAULT_REALM = "mcp-registry";
+export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+export interface OAuthSettings {
+  resourceUrl: string;
+  realm: string;
+  scopesSupported: string[];
+  publicPaths: string[];
+  providers: ProviderConfig[];
+}
+
+interface Log {
+  warn: (obj: object | string, msg?: string) => void;
+  info?: (obj: object | string, msg?: string) => void;
+}
+
+/** The oauth settings of an `auth` section; throws ERR_REGISTRY_CONFIG when unusable. */
+export function oauthSettings(auth: AuthConfig | undefined, where: string): OAuthSettings {
+  const o = auth?.oauth ?? {};
+  const providers = (o.providers ?? []) as ProviderConfig[];
+  if (!Array.isArray(providers) || providers.length === 0) {
+    throw new McpfleetError(
+      "ERR_REGISTRY_CONFIG",
+      `${where}: auth.mode is oauth (the default) but auth.oauth.providers is empty: the server could authenticate no one. Configure a provider (docs/auth.md) or set auth.mode: anonymous for development`,
+    );
+  }
+  if (typeof o.resourceUrl !== "string") {
+    throw new McpfleetError(
+      "ERR_REGISTRY_CONFIG",
+      `${where}: auth.oauth.resourceUrl is required in oauth mode`,
+    );
+  }
+  return {
+    resourceUrl: o.resourceUrl.replace(/\/+$/, ""),
+    realm: typeof o.realm === "string" ? o.realm : DEFAULT_REALM,
+    scopesSupported: Array.isArray(o.scopesSupported)
+      ? (o.scopesSupported as string[])
+      : DEFAULT_SCOPES,
+    publicPaths: [
+      ...(auth?.publicPaths ?? []),
+      ...(Array.isArray(o.publicPaths) ? (o.publicPaths as string[]) : []),
+    ],
+    providers,
+  };
+}
+
+export class OAuthAuthorizer implements Authorizer {
+  readonly policy: ClaimsPolicy;
+  readonly authenticator: Authenticator;
+
+  constructor(
+    readonly settings: OAuthSettings,
+    authz: Record<string, unknown> | undefined,
+    log: Log,
+    tuning: Partial<ValidationTuning> = {},
+    now: () => number = Date.now,
+  ) {
+    const t = { ...DEFAULT_TUNING, ...tuning };
+    this.policy = new ClaimsPolicy(authzSettings(authz));
+    this.authenticator = new Authenticator(
+      settings.providers.map((p) => new TokenProvider(p, t, now)),
+      { warn: (obj, msg) => log.warn(obj, msg) },
+      now,
+    );
+    if (!this.policy.enabled) {
+      log.warn(
+        "AUTHORIZATION IS OFF: no auth.authz section, so every authenticated caller holds superAdmin, manageSources, manageRegistries and manageEntries, and no registry, source or entry claim is checked. Add auth.authz.roles to restrict (docs/auth.md)",
+      );
+    }
+  }
+
+  async authenticate(req: FastifyRequest): Promise<Principal> {
+    return this.authenticator.authenticate(req.raw);
+  }
+
+  authorize(principal: Principal, action: Action): void {
+    this.policy.authorize(principal, action);
+  }
+
+  entryVisible(principal: Principal, entryClaims: Claims | undefined): boolean {
+    return this.policy.entryVisible(principal, entryClaims);
+  }
+
+  resourceVisible(principal: Principal, claims: Claims | undefined): boolean {
+    return this.policy.resourceVisible(principal, claims);
+  }
+
+  cacheScope(principal: Principal): string {
+    return this.policy.cacheScope(principal);
+  }
+
+  publicPaths(): string[] {
+    return this.settings.publicPaths;
+  }
+
+  roles(principal: Principal): Role[] {
+    return this.policy.roles(principal);
+  }
+
+  /** RFC 9728 protected-resource metadata. */
+  resourceMetadata(): Record<string, unknown> {
+    return {
+      resource: this.settings.resourceUrl,
+      authorization_servers: [...new Set(this.settings.providers.map((p) => p.issuerUrl))],
+      scopes_supported: this.settings.scopesSupported,
+      bearer_methods_supported: ["header"],
+      resource_documentation: `${this.settings.resourceUrl}/openapi.json`,
+    };
+  }
+
+  /** The WWW-Authenticate value of a 401. */
+  challenge(error: OAuthErrorCode | undefined): string {
+    const parts = [`Bearer realm="${this.settings.realm}"`];
+    if (error !== undefined) {
+      parts.push(`error="${error}"`);
+      parts.push(
+        `error_description="${error === "invalid_request" ? "a Bearer access token is required" : "the access token is not valid"}"`,
+      );
+    }
+    parts.push(`resource_metadata="${this.settings.resourceUrl}${RESOURCE_METADATA_PATH}"`);
+    return parts.join(", ");
+  }
+}
+
+export { AuthFailure };

@@ -1,0 +1,96 @@
+// The HTTP side of authentication: RFC 9728 discovery, GET /v1/me, and the WWW-Authenticate
+// challenge on every 401.
+import type { FastifyInstance } from "fastify";
+import { McpfleetError } from "../../errors.js";
+import type { Authorizer } from "../http/auth.js";
+import { AuthFailure } from "./authenticator.js";
+import { DEFAULT_REALM, OAuthAuthorizer, RESOURCE_METADATA_PATH } from "./authorizer.js";
+
+const PROBLEM = { $ref: "Problem#" };
+
+export function registerAuthRoutes(app: FastifyInstance, authorizer: Authorizer): void {
+  const oauth = authorizer instanceof OAuthAuthorizer ? authorizer : undefined;
+
+  app.addHook("onError", async (req, _reply, err) => {
+    if (err instanceof AuthFailure) {
+      (req as { authFailure?: AuthFailure }).authFailure = err;
+      req.log.debug({ reason: err.reason }, "authentication failed");
+    }
+  });
+  app.addHook("onSend", async (req, reply, payload) => {
+    if (reply.statusCode === 401) {
+      const failure = (req as { authFailure?: AuthFailure }).authFailure;
+      reply.header(
+        "www-authenticate",
+        oauth !== undefined
+          ? oauth.challenge(failure?.oauthError ?? "invalid_request")
+          : `Bearer realm="${DEFAULT_REALM}"`,
+      );
+    }
+    return payload;
+  });
+
+  app.get(
+    RESOURCE_METADATA_PATH,
+    {
+      schema: {
+        tags: ["public"],
+        summary: "OAuth protected-resource metadata (RFC 9728)",
+        response: {
+          200: {
+            type: "object",
+            properties: {
+              resource: { type: "string" },
+              authorization_servers: { type: "array", items: { type: "string" } },
+              scopes_supported: { type: "array", items: { type: "string" } },
+              bearer_methods_supported: { type: "array", items: { type: "string" } },
+              resource_documentation: { type: "string" },
+            },
+          },
+          400: PROBLEM,
+          404: PROBLEM,
+        },
+      },
+    },
+    async (req, reply) => {
+      if (oauth === undefined) {
+        throw new McpfleetError("ERR_NOT_FOUND", "this server runs without OAuth (anonymous mode)");
+      }
+      return reply.header("cache-control", "public, max-age=300").send(oauth.resourceMetadata());
+    },
+  );
+
+  app.get(
+    "/v1/me",
+    {
+      schema: {
+        tags: ["admin"],
+        summary: "The authenticated caller: subject and resolved roles",
+        response: {
+          200: {
+            type: "object",
+            properties: {
+              subject: { type: "string" },
+              roles: { type: "array", items: { type: "string" } },
+            },
+          },
+          400: PROBLEM,
+          401: PROBLEM,
+        },
+      },
+    },
+    async (req, reply) => {
+      if (oauth === undefined || req.principal.anonymous) {
+        throw new McpfleetError(
+          "ERR_UNAUTHORIZED",
+          oauth === undefined
+            ? "anonymous mode: there is no authenticated caller"
+            : "this operation needs an access token",
+        );
+      }
+      return reply
+        .header("cache-control", "no-store")
+        .send({ subject: req.principal.subject ?? "", roles: oauth.roles(req.principal) });
+    },
+  );
+}
