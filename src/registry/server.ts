@@ -6,8 +6,9 @@ import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
-import { McpfleetError } from "../errors.js";
 import { sourceKind, type LoadedConfig } from "./config/types.js";
+import { OAuthAuthorizer, oauthSettings } from "./auth/authorizer.js";
+import type { ValidationTuning } from "./auth/provider.js";
 import { AllowAllAuthorizer, type Authorizer } from "./http/auth.js";
 import { RegistryMetrics } from "./http/metrics.js";
 import { buildHttpServer } from "./http/server.js";
@@ -29,18 +30,21 @@ export interface ServeSettings {
   log?: Logger;
   /** Replaces the authorizer chosen from `auth` (the OAuth implementation plugs in here). */
   authorizer?: Authorizer;
+  /** Token validation tuning of oauth mode (clock skew, JWKS refresh limits, time limits). */
+  authTuning?: Partial<ValidationTuning>;
   env?: NodeJS.ProcessEnv;
   /** Cluster access of kubernetes sources (default: in-cluster or $KUBECONFIG). */
   kubeConfig?: () => KubeConfig;
 }
 
-function chooseAuthorizer(loaded: LoadedConfig): Authorizer {
-  const mode = loaded.config.auth?.mode ?? "oauth";
-  if (mode === "anonymous") return new AllowAllAuthorizer();
-  throw new McpfleetError(
-    "ERR_REGISTRY_CONFIG",
-    `${loaded.path}: auth.mode oauth is not available in this version of the server; set auth.mode: anonymous (development only) or put an authenticating proxy in front`,
-  );
+function chooseAuthorizer(
+  loaded: LoadedConfig,
+  log: Logger,
+  tuning: Partial<ValidationTuning> | undefined,
+): Authorizer {
+  const auth = loaded.config.auth;
+  if (auth?.mode === "anonymous") return new AllowAllAuthorizer();
+  return new OAuthAuthorizer(oauthSettings(auth, loaded.path), auth?.authz, log, tuning);
 }
 
 export class RegistryServer {
@@ -58,7 +62,7 @@ export class RegistryServer {
   static async start(loaded: LoadedConfig, settings: ServeSettings = {}): Promise<RegistryServer> {
     const log = settings.log ?? pino({ name: "mcpfleet-registry" });
     for (const w of loaded.warnings) log.warn(w);
-    const authorizer = settings.authorizer ?? chooseAuthorizer(loaded);
+    const authorizer = settings.authorizer ?? chooseAuthorizer(loaded, log, settings.authTuning);
     if (loaded.config.auth?.mode === "anonymous") {
       log.warn(
         "auth.mode is anonymous: every caller may read, publish and administer; never expose this server",

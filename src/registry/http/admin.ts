@@ -120,7 +120,11 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
     async (req) => {
       authorizer.authorize(req.principal, { kind: "manageSources" });
       const [sources, status] = await Promise.all([store.listSources(), store.listStatus()]);
-      return { sources: sources.map((s) => sourceView(s, status.get(s.name))) };
+      return {
+        sources: sources
+          .filter((s) => authorizer.resourceVisible(req.principal, claimsOf(s.config.claims)))
+          .map((s) => sourceView(s, status.get(s.name))),
+      };
     },
   );
 
@@ -138,7 +142,12 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
       const s = await store.getSource(req.params.name);
       if (s === undefined) fail("ERR_SOURCE_NOT_FOUND", `no source named "${req.params.name}"`);
       const claims = claimsOf(s.config.claims);
-      authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
+      authorizer.authorize(req.principal, {
+        kind: "manageSources",
+        hide: true,
+        name: s.name,
+        ...(claims ? { claims } : {}),
+      });
       return sourceView(s, await store.getStatus(s.name));
     },
   );
@@ -169,8 +178,17 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
       validate("Source", body, "source");
       const cfg = body as unknown as SourceConfig;
       const claims = claimsOf(cfg.claims);
-      authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
       const existing = await store.getSource(name);
+      if (existing !== undefined) {
+        const had = claimsOf(existing.config.claims);
+        authorizer.authorize(req.principal, {
+          kind: "manageSources",
+          hide: true,
+          name,
+          ...(had ? { claims: had } : {}),
+        });
+      }
+      authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
       if (existing?.origin === "config") {
         fail(
           "ERR_CONFIG_RESOURCE_READONLY",
@@ -213,7 +231,12 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
       const s = await store.getSource(req.params.name);
       if (s === undefined) fail("ERR_SOURCE_NOT_FOUND", `no source named "${req.params.name}"`);
       const claims = claimsOf(s.config.claims);
-      authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
+      authorizer.authorize(req.principal, {
+        kind: "manageSources",
+        hide: true,
+        name: s.name,
+        ...(claims ? { claims } : {}),
+      });
       if (s.origin === "config") {
         fail(
           "ERR_CONFIG_RESOURCE_READONLY",
@@ -246,7 +269,12 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
       const s = await store.getSource(req.params.name);
       if (s === undefined) fail("ERR_SOURCE_NOT_FOUND", `no source named "${req.params.name}"`);
       const claims = claimsOf(s.config.claims);
-      authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
+      authorizer.authorize(req.principal, {
+        kind: "manageSources",
+        hide: true,
+        name: s.name,
+        ...(claims ? { claims } : {}),
+      });
       if (s.kind === "managed") {
         fail("ERR_SOURCE_NOT_SYNCED", `source "${s.name}" is managed: nothing to sync`);
       }
@@ -277,7 +305,11 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
     },
     async (req) => {
       authorizer.authorize(req.principal, { kind: "manageRegistries" });
-      return { registries: (await store.listRegistries()).map(registryView) };
+      return {
+        registries: (await store.listRegistries())
+          .filter((r) => authorizer.resourceVisible(req.principal, r.claims))
+          .map(registryView),
+      };
     },
   );
 
@@ -296,6 +328,8 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
       if (r === undefined) fail("ERR_REGISTRY_NOT_FOUND", `no registry named "${req.params.name}"`);
       authorizer.authorize(req.principal, {
         kind: "manageRegistries",
+        hide: true,
+        name: r.name,
         ...(r.claims ? { claims: r.claims } : {}),
       });
       return registryView(r);
@@ -327,11 +361,19 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
       body.name = name;
       validate("Registry", body, "registry");
       const claims = claimsOf(body.claims);
+      const existing = await store.getRegistry(name);
+      if (existing !== undefined) {
+        authorizer.authorize(req.principal, {
+          kind: "manageRegistries",
+          hide: true,
+          name,
+          ...(existing.claims ? { claims: existing.claims } : {}),
+        });
+      }
       authorizer.authorize(req.principal, {
         kind: "manageRegistries",
         ...(claims ? { claims } : {}),
       });
-      const existing = await store.getRegistry(name);
       if (existing?.origin === "config") {
         fail(
           "ERR_CONFIG_RESOURCE_READONLY",
@@ -360,6 +402,8 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
       if (r === undefined) fail("ERR_REGISTRY_NOT_FOUND", `no registry named "${req.params.name}"`);
       authorizer.authorize(req.principal, {
         kind: "manageRegistries",
+        hide: true,
+        name: r.name,
         ...(r.claims ? { claims: r.claims } : {}),
       });
       if (r.origin === "config") {

@@ -186,18 +186,31 @@ export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void
           fail("ERR_INVALID_PARAMETER", "search is limited to 200 characters");
         }
         const since = parseSince(q.updated_since);
-        const rows = await store.listEntries(reg.sources, {
-          limit: limit + 1,
-          ...(after !== undefined ? { after } : {}),
-          ...(q.search !== undefined ? { search: q.search } : {}),
-          ...(since !== undefined ? { updatedSince: since } : {}),
-          latestOnly: q.version === "latest",
-        });
-        const page = rows.slice(0, limit);
+        // A page is `limit` visible entries: when the filter hides rows, read further batches
+        // until the page is full or the rows run out. The cursor is the last entry shown, so it
+        // never names a hidden one.
+        const shown: StoredEntry[] = [];
+        let scanFrom = after;
+        let batch = limit + 1;
+        for (;;) {
+          const rows = await store.listEntries(reg.sources, {
+            limit: batch,
+            ...(scanFrom !== undefined ? { after: scanFrom } : {}),
+            ...(q.search !== undefined ? { search: q.search } : {}),
+            ...(since !== undefined ? { updatedSince: since } : {}),
+            latestOnly: q.version === "latest",
+          });
+          shown.push(...visible(req, rows));
+          const tail = rows[rows.length - 1];
+          if (shown.length > limit || rows.length < batch || tail === undefined) break;
+          scanFrom = { name: tail.name, version: tail.version };
+          batch = Math.min(batch * 2, 1000);
+        }
+        const page = shown.slice(0, limit);
         const last = page[page.length - 1];
-        const items = visible(req, page).map(itemOf);
+        const items = page.map(itemOf);
         const metadata: Record<string, unknown> = { count: items.length };
-        if (rows.length > limit && last !== undefined) metadata.nextCursor = encodeCursor(last);
+        if (shown.length > limit && last !== undefined) metadata.nextCursor = encodeCursor(last);
         const body = Buffer.from(JSON.stringify({ servers: items, metadata }));
         const etag = etagOf(body);
         views.put(key, gen, { body, etag, status: 200 });
@@ -380,7 +393,14 @@ export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void
       async (req, reply) => {
         const reg = await registryFor(req, req.params.registry);
         const managed = await managedSourceOf(store, reg);
-        deps.authorizer.authorize(req.principal, { kind: "manageEntries", registry: reg.name });
+        const target = (await store.listVersions([managed], req.params.name)).find(
+          (e) => e.version === req.params.version,
+        );
+        deps.authorizer.authorize(req.principal, {
+          kind: "manageEntries",
+          registry: reg.name,
+          ...(target?.claims !== undefined ? { entryClaims: target.claims } : {}),
+        });
         const ok = await store.deleteVersion(managed, req.params.name, req.params.version);
         if (!ok) {
           fail(

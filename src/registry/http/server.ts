@@ -12,6 +12,7 @@ import { isMcpfleetError, type ErrorCode } from "../../errors.js";
 import { projectVersion } from "../../project.js";
 import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
+import { registerAuthRoutes } from "../auth/routes.js";
 import { registerAdmin } from "./admin.js";
 import type { Authorizer } from "./auth.js";
 import { registerConsumer } from "./consumer.js";
@@ -34,7 +35,13 @@ export interface HttpOptions {
 
 const ALWAYS_PUBLIC = ["/health", "/readiness", "/version", "/openapi.json", "/metrics"];
 
+/**
+ * Whether a request path is reachable without authentication. Only canonical paths can be
+ * public: a path with percent-encoding, empty or dot segments (`%2e`, `//`, `/./`, `/../`) is
+ * always authenticated, so no spelling of a protected route slips through as a public one.
+ */
 function isPublic(path: string, extra: string[]): boolean {
+  if (path.includes("%") || path.includes("//") || /\/\.\.?(\/|$)/.test(path)) return false;
   if (ALWAYS_PUBLIC.includes(path) || path.startsWith("/.well-known/")) return true;
   return extra.some(
     (p) => p === "*" || (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : p === path),
@@ -131,7 +138,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (isMcpfleetError(err)) {
       if (err.status >= 500) req.log.error({ err }, "request failed");
-      return sendProblem(reply, problemOf(err.code, err.message, req.url));
+      return sendProblem(reply, problemOf(err.code, err.message, req.url.split("?")[0]));
     }
     const code = fastifyErrorCode(err);
     if (code === "ERR_INTERNAL") {
@@ -283,6 +290,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     },
   );
 
+  registerAuthRoutes(app, opts.authorizer);
   registerConsumer(app, {
     store: opts.store,
     views,
