@@ -39,6 +39,12 @@ export interface Applier {
    */
   readonly sameTreeIsNoop?: boolean;
   /**
+   * Brings what the target reports about the applied objects up to date without applying
+   * anything (the cluster target: resource status from the workloads' ready replicas). Returns
+   * how many statuses were written.
+   */
+  refreshStatus?(): Promise<number>;
+  /**
    * Makes the target hold exactly `objects` (sorted in apply order) for `revision`. Must not
    * leave a partial result visible when it throws. With `dryRun`, reports what it would change
    * and changes nothing.

@@ -93,6 +93,14 @@ export class ClusterApplier implements Applier {
   private readonly opts: ClusterApplierOptions;
   private readonly client: KubeClient;
   private readonly hmacEnsured = new Set<string>();
+  /** What the last successful apply applied, for status refreshes between revisions. */
+  private last:
+    | {
+        resources: readonly Resource[];
+        owners: ReadonlyMap<string, string>;
+        entries: ReadonlyMap<string, InventoryEntry>;
+      }
+    | undefined;
   readonly status: ResourceStatusWriter;
 
   constructor(opts: ClusterApplierOptions) {
@@ -104,6 +112,12 @@ export class ClusterApplier implements Applier {
       namespace: opts.namespace,
       fieldManager: opts.fieldManager,
     });
+  }
+
+  async refreshStatus(): Promise<number> {
+    const last = this.last;
+    if (last === undefined) return 0;
+    return this.retry(() => this.status.write(last.resources, last.owners, last.entries));
   }
 
   /** Closes the client's connections (one-shot commands). */
@@ -222,9 +236,15 @@ export class ClusterApplier implements Applier {
       const result = await this.applyRevision(objects, revision, options);
       if (options.dryRun !== true && options.resources !== undefined) {
         const entries = (await this.inventory.read())?.entries ?? new Map();
+        const last = {
+          resources: options.resources,
+          owners: options.owners ?? new Map<string, string>(),
+          entries,
+        };
         result.statuses = await this.retry(() =>
-          this.status.write(options.resources ?? [], options.owners ?? new Map(), entries),
+          this.status.write(last.resources, last.owners, last.entries),
         );
+        this.last = last;
       }
       return result;
     } catch (err) {

@@ -52,6 +52,20 @@ export class Reconciler {
     this.log = opts.log ?? silentLogger;
   }
 
+  /** Status of the applied objects between revisions; a failure is logged, never fatal. */
+  private async refresh(revision: Revision): Promise<void> {
+    if (this.opts.applier.refreshStatus === undefined) return;
+    try {
+      const written = await this.opts.applier.refreshStatus();
+      if (written > 0) this.log.info({ revision: revision.commit, written }, "status refreshed");
+    } catch (err) {
+      this.log.warn(
+        { revision: revision.commit },
+        `status refresh failed: ${(err as Error).message}`,
+      );
+    }
+  }
+
   private now(): number {
     return (this.opts.now ?? Date.now)();
   }
@@ -84,6 +98,7 @@ export class Reconciler {
     if (opts.force !== true) {
       if (status.lastAppliedRevision === revision.commit && !driftDue) {
         status.unchanged(revision.commit);
+        await this.refresh(revision);
         return { kind: "unchanged", revision };
       }
       if (this.lastInvalid === revision.commit || this.lastDryRun === revision.commit) {
@@ -117,6 +132,7 @@ export class Reconciler {
         { revision: revision.commit, target: applier.target, tree: checkout.tree },
         "revision applied: the watched directory did not change",
       );
+      await this.refresh(revision);
       const result: ApplyResult = { applied: 0, unchanged: 0, pruned: 0, changes: [] };
       return { kind: "applied", revision, result };
     }

@@ -77,7 +77,9 @@ describe("cluster target: apply, no-op, status", () => {
     api.resetRequests();
     const second = await h.reconciler.sync();
     expect(second).toMatchObject({ kind: "applied", result: { applied: 0, pruned: 0 } });
-    expect(api.requests).toEqual([]);
+    // Not even rendered: only the workloads are listed, for status.
+    expect(api.requests.map((r) => r.verb)).toEqual(["list", "list"]);
+    expect(writes(api)).toBe(0);
 
     // A change inside the watched directory that renders the same objects: rendered and
     // compared with the inventory's hashes, still no write.
@@ -105,12 +107,12 @@ describe("cluster target: apply, no-op, status", () => {
       { status: { replicas: 1, readyReplicas: 1 } },
       { subresource: "status" },
     );
-    commitFiles(
-      repo.dir,
-      { "fleet/mcpserver-github.yaml": `# again\n${readFileSync(file, "utf8")}` },
-      "comment",
-    );
-    await h.reconciler.sync();
+    // No new commit: the poll finds the revision applied and refreshes status only.
+    api.resetRequests();
+    expect((await h.reconciler.sync()).kind).toBe("unchanged");
+    expect(api.requests.filter((r) => r.method !== "GET").map((r) => r.path)).toEqual([
+      "/apis/toolhive.stacklok.dev/v1alpha1/namespaces/default/mcpservers/fetch/status",
+    ]);
     const ready = named("MCPServer", "fetch")?.status as { readyReplicas?: number; phase?: string };
     expect(ready.readyReplicas).toBe(1);
     expect(ready.phase).toBe("Ready");
