@@ -1,10 +1,10 @@
 // `make bench` for `mcpfleet validate`: a generated corpus of 10,000 resources of every kind
 // (realistic sizes, about 10% invalid, 200 files), validated at all three levels in one process,
-// against the floor of only reading and YAML-parsing the same corpus; and the cold start of the
-// built CLI on one small file against `node -e 0`.
+// against the floor of only reading and YAML-parsing the same corpus; the same with worker
+// threads; and the cold start of the built CLI on one small file against `node -e 0`.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import { validatePaths } from "../src/validate/index.js";
@@ -377,6 +377,30 @@ try {
     `bench: validate-vs-parse-floor ${Math.round(fullMs)} ms ratio=${(fullMs / floorMs).toFixed(2)} ` +
       `(CPU time of full validation over reading and YAML-parsing the same corpus, ${Math.round(floorMs)} ms ` +
       `= ${Math.round(resources / (floorMs / 1000))} resources/s; target <= ${TARGET_FLOOR_RATIO})`,
+  );
+
+  // Worker threads (opt-in `threads`): wall time of the built code (the workers load compiled
+  // JavaScript, as the CLI's would), a fresh pool per run as a CLI run has, against one thread.
+  const built = join(ROOT, "build/src/validate/index.js");
+  const lib = (await import(built)) as { validatePaths: typeof validatePaths };
+  const threads = Math.min(availableParallelism(), 4);
+  await lib.validatePaths([dir], { threads });
+  const single: number[] = [];
+  const pooled: { cpu: number; wall: number }[] = [];
+  for (let r = 0; r < rounds; r++) {
+    single.push((await measure(() => lib.validatePaths([dir], { threads: 1 }))).wall);
+    const run = await measure(() => lib.validatePaths([dir], { threads }));
+    if (run.out.summary.invalid !== report.summary.invalid)
+      throw new Error("pooled report differs");
+    pooled.push(run);
+  }
+  const pooledWall = Math.min(...pooled.map((p) => p.wall));
+  const singleWall = Math.min(...single);
+  console.log(
+    `bench: validate-throughput-threads ${Math.round(resources / (pooledWall / 1000))} resources/s ` +
+      `ratio=${(pooledWall / singleWall).toFixed(2)} (wall time with ${threads} worker threads over one ` +
+      `thread's, ${Math.round(pooledWall)} ms vs ${Math.round(singleWall)} ms, built code, ` +
+      `${availableParallelism()} cores; CPU time ${Math.round(Math.min(...pooled.map((p) => p.cpu)))} ms)`,
   );
 
   // Cold start: the built CLI on one small file, against an empty node process.

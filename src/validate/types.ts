@@ -66,6 +66,11 @@ export interface ValidateOptions {
   maxAliasCount: number;
   /** Read when a path is `-`. */
   stdin?: () => Promise<Buffer>;
+  /**
+   * Worker threads to spread the files over (see pool.ts); unset or 1: this thread only. The
+   * results are the same either way.
+   */
+  threads?: number;
 }
 
 export const DEFAULT_OPTIONS: ValidateOptions = {

@@ -37,6 +37,7 @@ import {
 } from "./resource.js";
 import {
   STDIN_PATH,
+  type Input,
   collectInputs,
   isInputError,
   readFileCapped,
@@ -55,7 +56,13 @@ import {
   type Summary,
   type ValidateOptions,
 } from "./types.js";
-import { type ParsedDocument, parseDocuments } from "./yaml-docs.js";
+import {
+  type Position,
+  type ParsedDocument,
+  parseDocuments,
+  reparsedDocument,
+} from "./yaml-docs.js";
+import { poolSize, runPool } from "./pool.js";
 
 interface Context {
   options: ValidateOptions;
@@ -72,9 +79,16 @@ export async function validatePaths(
   const opts: ValidateOptions = { ...DEFAULT_OPTIONS, ...options };
   const ctx: Context = { options: opts, set, own: [] };
   const results: ResourceResult[] = [];
-  for (const input of collectInputs(paths.length > 0 ? paths : ["."])) {
+  const inputs = collectInputs(paths.length > 0 ? paths : ["."]);
+  const pooled = await validateInPool(inputs, opts, set);
+  for (const [i, input] of inputs.entries()) {
     if (isInputError(input)) {
       results.push(fileResult(input.name, input.error, "io"));
+      continue;
+    }
+    const done = pooled?.get(i);
+    if (done !== undefined) {
+      results.push(...adoptPooledFile(done, ctx));
       continue;
     }
     let read: ReadOutcome;
@@ -92,6 +106,101 @@ export async function validatePaths(
   }
   finish(ctx, results);
   return { resources: results, summary: summarise(results) };
+}
+
+/** A file for a worker thread of the pool: validated with the default schema set. */
+export interface PoolTask {
+  name: string;
+  path: string;
+  options: Omit<ValidateOptions, "stdin">;
+}
+
+/** A resource of ours validated in a worker, as the reference level needs it. */
+interface PooledResource {
+  /** Index of its result among the file's results. */
+  result: number;
+  kind: Kind;
+  namespace: string;
+  name: string;
+  value: unknown;
+  prefix: string;
+  doc: { index: number; range: readonly [number, number]; start: Position };
+}
+
+/** What a worker sends back for one file: its results, and its text for later positions. */
+export interface PooledFile {
+  results: ResourceResult[];
+  own: PooledResource[];
+  text: string;
+}
+
+/** In a worker thread: reads and validates one file at the schema and CEL levels. */
+export async function validatePooledFile(task: PoolTask): Promise<PooledFile> {
+  const read = readFileCapped(task.path, task.options.maxFileBytes);
+  if (!read.ok) {
+    const level = read.kind === "io" ? "io" : "parse";
+    return { results: [fileResult(task.name, read.message, level)], own: [], text: "" };
+  }
+  const ctx: Context = { options: task.options, set: defaultSchemaSet(), own: [] };
+  const results = await validateText(task.name, read.text, ctx);
+  const own = ctx.own.map((r) => ({
+    result: results.indexOf(r.unit.result),
+    kind: r.kind,
+    namespace: r.namespace,
+    name: r.name,
+    value: r.unit.value,
+    prefix: r.unit.prefix,
+    doc: { index: r.unit.doc.index, range: r.unit.doc.range, start: r.unit.doc.start },
+  }));
+  return { results, own, text: read.text };
+}
+
+/** Takes a worker's results for a file into this run, its resources into the reference level. */
+function adoptPooledFile(done: PooledFile, ctx: Context): ResourceResult[] {
+  const docs = new Map<number, ParsedDocument>();
+  for (const r of done.own) {
+    const result = done.results[r.result];
+    if (result === undefined) continue;
+    let doc = docs.get(r.doc.index);
+    if (doc === undefined) {
+      doc = reparsedDocument(done.text, r.doc.index, r.doc.range, r.doc.start);
+      docs.set(r.doc.index, doc);
+    }
+    const unit: Unit = { result, value: r.value, prefix: r.prefix, doc };
+    ctx.own.push({ unit, kind: r.kind, namespace: r.namespace, name: r.name });
+  }
+  return done.results;
+}
+
+/**
+ * The files validated on worker threads (see pool.ts), by input index; or undefined when the
+ * run stays in this thread: no `threads` asked for, a schema set other than the default one
+ * (workers load their own), or a worker that failed.
+ */
+async function validateInPool(
+  inputs: readonly Input[],
+  opts: ValidateOptions,
+  set: SchemaSet,
+): Promise<Map<number, PooledFile> | undefined> {
+  if (opts.threads === undefined || opts.threads < 2 || set !== defaultSchemaSet())
+    return undefined;
+  const files: { index: number; task: PoolTask }[] = [];
+  const { stdin: _stdin, ...options } = opts;
+  inputs.forEach((input, index) => {
+    if (isInputError(input) || input.path === STDIN_PATH) return;
+    files.push({ index, task: { name: input.name, path: input.path, options } });
+  });
+  const threads = poolSize(files.length, opts.threads);
+  if (threads < 2) return undefined;
+  try {
+    const done = await runPool(
+      files.map((f) => f.task),
+      threads,
+    );
+    return new Map(files.map((f, i) => [f.index, done[i]!]));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Validates documents given as text (one "file"); the reference level sees only these. */

@@ -27,6 +27,8 @@ export interface ParsedDocument {
   index: number;
   /** Where the document's content starts. */
   start: Position;
+  /** Offsets in the file's text where the document starts and ends. */
+  range: readonly [number, number];
   /** True when the document holds nothing but comments (or an explicit null). */
   empty: boolean;
   value?: unknown;
@@ -138,6 +140,7 @@ function brokenDocument(index: number, start: Position, message: string): Parsed
   return {
     index,
     start,
+    range: [0, 0],
     empty: false,
     errors: [{ path: "", ...start, message, level: "parse" }],
     warnings: [],
@@ -161,45 +164,8 @@ function buildDocument(
 ): ParsedDocument {
   const contents = doc.contents;
   const start = lineCol(counter, startOf(contents) ?? doc.range[0] ?? EMPTY_RANGE);
-  // While `live` is set, lookups walk the parsed tree; after release() the document's text is
-  // parsed again on the first lookup (offsets shifted by where the document starts).
-  let live: Document.Parsed | undefined = doc;
-  let base = 0;
   const [docStart, , docEnd] = doc.range;
-  const tree = (): Document.Parsed => {
-    if (live === undefined) {
-      live = parseDocument(text.slice(docStart, docEnd), PARSE_OPTIONS);
-      base = docStart;
-    }
-    return live;
-  };
-  const locate = (pointer: string, target: LocateTarget = "value"): Position => {
-    const found = walkPointer(tree(), pointer);
-    let node: Node | null = found.node;
-    const leaf = isScalar(found.node) || isAlias(found.node);
-    if (found.key !== null && (target === "key" || !found.complete || !leaf)) {
-      node = found.key;
-    }
-    const offset = startOf(node);
-    return offset === undefined ? start : lineCol(counter, base + offset);
-  };
-  const scalarOrigin = (pointer: string) => {
-    const found = walkPointer(tree(), pointer);
-    if (!found.complete || !isScalar(found.node)) return undefined;
-    const offset = base + (startOf(found.node) ?? 0);
-    if (found.node.type !== "BLOCK_LITERAL") return { ...lineCol(counter, offset), lines: false };
-    // The header (`|`, `|-`, `|2`...) ends the line; the content starts on the next one, at the
-    // indentation of its first non-blank line.
-    const nl = text.indexOf("\n", offset);
-    if (nl === -1) return { ...lineCol(counter, offset), lines: false };
-    const first = lineCol(counter, nl + 1).line;
-    const rest = text.slice(nl + 1, base + (found.node.range?.[1] ?? text.length) + 1);
-    const indent = /^(?:[ \t]*\r?\n)*( *)/.exec(rest)?.[1]?.length ?? 0;
-    return { line: first, column: indent + 1, lines: true };
-  };
-  const release = (): void => {
-    live = undefined;
-  };
+  const { locate, scalarOrigin, release } = locator(text, counter, [docStart, docEnd], start, doc);
   const errors: Issue[] = doc.errors.map((e) => ({
     path: "",
     ...lineCol(counter, e.pos[0]),
@@ -218,6 +184,7 @@ function buildDocument(
   const result: ParsedDocument = {
     index,
     start,
+    range: [docStart, docEnd],
     empty: false,
     errors,
     warnings,
@@ -259,6 +226,94 @@ function buildDocument(
   }
   result.value = value;
   return result;
+}
+
+/**
+ * Position lookups for the document at `range` of `text`. While `live` is set they walk that
+ * parsed tree; after release() (or when none is given) the document's text is parsed again on
+ * the first lookup, offsets shifted by where the document starts.
+ */
+function locator(
+  text: string,
+  counter: LineCounterType,
+  range: readonly [number, number],
+  start: Position,
+  parsed?: Document.Parsed,
+): Pick<ParsedDocument, "locate" | "scalarOrigin" | "release"> {
+  let live: Document.Parsed | undefined = parsed;
+  let base = 0;
+  const [docStart, docEnd] = range;
+  const tree = (): Document.Parsed => {
+    if (live === undefined) {
+      live = parseDocument(text.slice(docStart, docEnd), PARSE_OPTIONS);
+      base = docStart;
+    }
+    return live;
+  };
+  const locate = (pointer: string, target: LocateTarget = "value"): Position => {
+    const found = walkPointer(tree(), pointer);
+    let node: Node | null = found.node;
+    const leaf = isScalar(found.node) || isAlias(found.node);
+    if (found.key !== null && (target === "key" || !found.complete || !leaf)) {
+      node = found.key;
+    }
+    const offset = startOf(node);
+    return offset === undefined ? start : lineCol(counter, base + offset);
+  };
+  const scalarOrigin = (pointer: string) => {
+    const found = walkPointer(tree(), pointer);
+    if (!found.complete || !isScalar(found.node)) return undefined;
+    const offset = base + (startOf(found.node) ?? 0);
+    if (found.node.type !== "BLOCK_LITERAL") return { ...lineCol(counter, offset), lines: false };
+    // The header (`|`, `|-`, `|2`...) ends the line; the content starts on the next one, at the
+    // indentation of its first non-blank line.
+    const nl = text.indexOf("\n", offset);
+    if (nl === -1) return { ...lineCol(counter, offset), lines: false };
+    const first = lineCol(counter, nl + 1).line;
+    const rest = text.slice(nl + 1, base + (found.node.range?.[1] ?? text.length) + 1);
+    const indent = /^(?:[ \t]*\r?\n)*( *)/.exec(rest)?.[1]?.length ?? 0;
+    return { line: first, column: indent + 1, lines: true };
+  };
+  const release = (): void => {
+    live = undefined;
+  };
+  return { locate, scalarOrigin, release };
+}
+
+/** The lines of `text`, counted as the parser counts them. */
+function countLines(text: string): LineCounterType {
+  const counter = new LineCounter();
+  counter.addNewLine(0);
+  for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", nl + 1)) {
+    counter.addNewLine(nl + 1);
+  }
+  return counter;
+}
+
+/**
+ * A document validated elsewhere (in a worker thread), rebuilt from its file's text and its
+ * range for the reference level: positions are found by parsing its text again when asked.
+ */
+export function reparsedDocument(
+  text: string,
+  index: number,
+  range: readonly [number, number],
+  start: Position,
+): ParsedDocument {
+  let counter: LineCounterType | undefined;
+  let inner: Pick<ParsedDocument, "locate" | "scalarOrigin" | "release"> | undefined;
+  const get = () => (inner ??= locator(text, (counter ??= countLines(text)), range, start));
+  return {
+    index,
+    start,
+    range,
+    empty: false,
+    errors: [],
+    warnings: [],
+    locate: (pointer, target) => get().locate(pointer, target),
+    scalarOrigin: (pointer) => get().scalarOrigin(pointer),
+    release: () => inner?.release(),
+  };
 }
 
 /** The key written at `offset` (up to its colon), quoted for a message. */
