@@ -1,6 +1,7 @@
 // The seam between the sync pipeline and where rendered objects go. The directory target
 // (render-target.ts) writes manifests; the cluster target applies them with server-side apply.
 import type { KubeObject, Resource } from "../synth/model.js";
+import type { WarningSink } from "./events.js";
 import type { Revision } from "./git-source.js";
 
 /** One object's fate in an apply, for logs that say what changed object by object. */
@@ -44,6 +45,8 @@ export interface Applier {
    * how many statuses were written.
    */
   refreshStatus?(): Promise<number>;
+  /** Where the controller's failures are recorded (the cluster target: Warning Events). */
+  readonly warnings?: WarningSink;
   /**
    * Makes the target hold exactly `objects` (sorted in apply order) for `revision`. Must not
    * leave a partial result visible when it throws. With `dryRun`, reports what it would change

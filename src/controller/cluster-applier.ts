@@ -19,7 +19,8 @@ import {
   planObjects,
   withOwner,
 } from "./cluster-plan.js";
-import { ResourceStatusWriter, warningEvent } from "./cluster-status.js";
+import { ResourceStatusWriter } from "./cluster-status.js";
+import { EventRecorder } from "./events.js";
 import type { Revision } from "./git-source.js";
 import { type InventoryEntry, InventoryStore, sameEntries } from "./inventory.js";
 import { KubeApiError, type KubeClient, type LiveObject } from "./kube-client.js";
@@ -102,6 +103,8 @@ export class ClusterApplier implements Applier {
       }
     | undefined;
   readonly status: ResourceStatusWriter;
+  /** Warning Events on the inventory ConfigMap, each failure once. */
+  readonly warnings: EventRecorder;
 
   constructor(opts: ClusterApplierOptions) {
     this.opts = opts;
@@ -109,6 +112,11 @@ export class ClusterApplier implements Applier {
     this.status = new ResourceStatusWriter(opts.client, opts.fieldManager);
     this.inventory = new InventoryStore(opts.client, {
       name: `${opts.fieldManager}-inventory`,
+      namespace: opts.namespace,
+      fieldManager: opts.fieldManager,
+    });
+    this.warnings = new EventRecorder(opts.client, {
+      name: this.inventory.name,
       namespace: opts.namespace,
       fieldManager: opts.fieldManager,
     });
@@ -251,18 +259,8 @@ export class ClusterApplier implements Applier {
       if (options.dryRun !== true) {
         const message = `revision ${revision.commit.slice(0, 12)}: ${describe(err)}`;
         const reason = err instanceof McpfleetError ? err.code : "ApplyFailed";
-        await warningEvent(
-          this.client,
-          {
-            apiVersion: "v1",
-            kind: "ConfigMap",
-            name: this.inventory.name,
-            namespace: this.inventory.namespace,
-          },
-          reason,
-          message,
-          this.inventory.namespace,
-        );
+        // Retries of the same failing revision record it once.
+        await this.warnings.warning(`apply:${revision.commit}:${message}`, reason, message);
         await this.status.stalled(options.resources ?? [], reason, message);
       }
       throw err;

@@ -1,7 +1,8 @@
 // One sync: resolve the watched ref, check the revision out, validate and synthesize it, and hand
 // the objects to the target. A revision already applied is skipped (unless drift correction is
 // due); a revision that failed validation is reported once and not retried until the ref moves.
-// Every outcome lands in the controller status (endpoints, metrics) and the log.
+// Every outcome lands in the controller status (endpoints, metrics) and the log; failures also
+// become Warning Events when the target records them (the cluster target), each one once.
 import { isMcpfleetError } from "../errors.js";
 import type { SynthOptions } from "../synth/options.js";
 import type { Applier, ApplyResult } from "./applier.js";
@@ -70,9 +71,40 @@ export class Reconciler {
     return (this.opts.now ?? Date.now)();
   }
 
-  private fail(stage: Stage, err: unknown, revision?: Revision, started?: number): SyncOutcome {
+  /** A Warning Event through the target, unless this is a dry run; never fails the sync. */
+  private async warn(key: string, reason: string, message: string): Promise<void> {
+    const sink = this.opts.applier.warnings;
+    if (sink === undefined || this.opts.dryRun === true) return;
+    try {
+      await sink.warning(key, reason, message);
+    } catch (err) {
+      this.log.warn({ reason }, `cannot record the event: ${(err as Error).message}`);
+    }
+  }
+
+  private succeeded(): void {
+    this.opts.applier.warnings?.clearWarnings();
+  }
+
+  private async fail(
+    stage: Stage,
+    err: unknown,
+    revision?: Revision,
+    started?: number,
+  ): Promise<SyncOutcome> {
     const code = isMcpfleetError(err) ? err.code : "ERR_INTERNAL";
     const message = err instanceof Error ? err.message : String(err);
+    // Apply failures are recorded by the target itself (it knows what it was writing).
+    if (stage !== "apply") {
+      const reason = stage === "fetch" || stage === "checkout" ? "FetchFailed" : "RenderFailed";
+      // Without a revision (the ref could not be resolved), the same failure is the same code
+      // while the same revision is in place.
+      const at = revision?.commit ?? this.opts.status.lastAppliedRevision ?? "";
+      const text = `${stage === "fetch" ? "cannot fetch" : stage === "checkout" ? "cannot check out" : "cannot render"} ${
+        revision !== undefined ? `revision ${revision.commit.slice(0, 12)}` : "the watched ref"
+      }: ${message} (${code})`;
+      await this.warn(`${reason}:${at}:${code}`, reason, text);
+    }
     this.opts.status.failed(
       { stage, code, message, ...(revision ? { revision: revision.commit } : {}) },
       started !== undefined ? (this.now() - started) / 1000 : undefined,
@@ -98,6 +130,7 @@ export class Reconciler {
     if (opts.force !== true) {
       if (status.lastAppliedRevision === revision.commit && !driftDue) {
         status.unchanged(revision.commit);
+        this.succeeded();
         await this.refresh(revision);
         return { kind: "unchanged", revision };
       }
@@ -128,6 +161,7 @@ export class Reconciler {
         applied: 0,
         pruned: 0,
       });
+      this.succeeded();
       this.log.info(
         { revision: revision.commit, target: applier.target, tree: checkout.tree },
         "revision applied: the watched directory did not change",
@@ -158,6 +192,7 @@ export class Reconciler {
         (this.now() - started) / 1000,
       );
       for (const e of rendered.errors) this.log.error({ revision: revision.commit }, e);
+      await this.warn(`ValidationFailed:${revision.commit}`, "ValidationFailed", message);
       return { kind: "invalid", revision, errors: rendered.errors };
     }
     this.lastInvalid = undefined;
@@ -194,6 +229,7 @@ export class Reconciler {
       applied: result.applied,
       pruned: result.pruned,
     });
+    this.succeeded();
     for (const c of result.changes) {
       if (c.action !== "unchanged")
         this.log.info({ revision: revision.commit }, `${c.object} ${c.action}`);

@@ -167,7 +167,9 @@ describe("cluster target: prune and invalid revisions", () => {
     api.resetRequests();
     const invalid = await h.reconciler.sync();
     expect(invalid.kind).toBe("invalid");
-    expect(writes(api)).toBe(0);
+    // The only write is the Warning Event that reports it.
+    const written = api.requests.filter((r) => r.method !== "GET");
+    expect(written.map((r) => r.path)).toEqual(["/api/v1/namespaces/mcpfleet-system/events"]);
     expect(named("Deployment", "fetch")).toBeDefined();
     expect(h.status.lastError?.message).toMatch(/fleet\/broken\.yaml:\d+:\d+/);
 
