@@ -4,6 +4,7 @@
 // carry the claims given for it. The provider can be swapped for one with other keys (key
 // rotation) and its JWKS taken down and brought back.
 import { once } from "node:events";
+import { pathToFileURL } from "node:url";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from "jose";
@@ -58,10 +59,10 @@ export interface TestIssuer {
 
 export async function startIssuer(
   clients: Record<string, Record<string, unknown>>,
-  opts: { path?: string } = {},
+  opts: { path?: string; port?: number } = {},
 ): Promise<TestIssuer> {
   const server = http.createServer();
-  server.listen(0, "127.0.0.1");
+  server.listen(opts.port ?? 0, "127.0.0.1");
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;
   const issuer = `http://127.0.0.1:${port}${opts.path ?? ""}`;
@@ -191,4 +192,28 @@ export async function startIssuer(
     },
   };
   return t;
+}
+
+/**
+ * `npx tsx test/support/oidc.ts [PORT]`: a local issuer for trying the registry in oauth mode
+ * (examples/registry/config-oauth-local.yaml, docs/auth.md). Prints a token for each client.
+ */
+export const LOCAL_CLIENTS: Record<string, Record<string, unknown>> = {
+  admin: { groups: ["platform-admins"] },
+  alice: { team: "data", groups: ["publishers"] },
+  reader: { team: "data" },
+  outsider: { team: "sales" },
+};
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const port = Number(process.argv[2] ?? "9400");
+  const local = await startIssuer(LOCAL_CLIENTS, { port });
+  console.log(`issuer ${local.issuer} (audience ${AUDIENCE})`);
+  for (const id of Object.keys(LOCAL_CLIENTS)) {
+    console.log(`${id}: ${JSON.stringify(LOCAL_CLIENTS[id])}`);
+    console.log(`  TOKEN=${await local.token(id)}`);
+  }
+  console.log(
+    `more tokens (10 minutes each): curl -s -u CLIENT:CLIENT-secret-0123456789 -d grant_type=client_credentials -d scope=mcp-registry:read -d resource=${AUDIENCE} ${local.issuer}/token`,
+  );
 }
