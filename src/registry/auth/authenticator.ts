@@ -70,7 +70,7 @@ export class Authenticator {
 
   private generations(): number {
     let g = 0;
-    for (const p of this.providers) g += p.keys.generation;
+    for (const k of new Set(this.providers.map((p) => p.keys))) g += k.generation;
     return g;
   }
 

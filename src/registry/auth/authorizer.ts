@@ -13,6 +13,7 @@ import {
   type ProviderConfig,
   type ValidationTuning,
 } from "./provider.js";
+import type { ProviderKeySet } from "./keys.js";
 import { authzSettings, type Role } from "./roles.js";
 
 export const DEFAULT_SCOPES = ["mcp-registry:read", "mcp-registry:write"];
@@ -74,9 +75,10 @@ export class OAuthAuthorizer implements Authorizer {
     now: () => number = Date.now,
   ) {
     const t = { ...DEFAULT_TUNING, ...tuning };
+    const keySets = new Map<string, ProviderKeySet>();
     this.policy = new ClaimsPolicy(authzSettings(authz));
     this.authenticator = new Authenticator(
-      settings.providers.map((p) => new TokenProvider(p, t, now)),
+      settings.providers.map((p) => new TokenProvider(p, t, now, keySets)),
       { warn: (obj, msg) => log.warn(obj, msg) },
       now,
     );

@@ -57,10 +57,15 @@ export class TokenProvider {
   private readonly http: ProviderHttpOptions;
   private readonly clientSecret?: string;
 
+  /**
+   * `shared` holds key sets by where they come from, so providers of one issuer (say one per
+   * audience) fetch and refresh its keys once.
+   */
   constructor(
     readonly config: ProviderConfig,
     private readonly tuning: ValidationTuning,
     private readonly now: () => number = Date.now,
+    shared: Map<string, ProviderKeySet> = new Map(),
   ) {
     this.http = {
       allowPrivateIP: config.allowPrivateIP === true,
@@ -72,14 +77,25 @@ export class TokenProvider {
     if (config.clientSecretFile !== undefined) {
       this.clientSecret = readFileSync(config.clientSecretFile, "utf8").trim();
     }
-    this.keys = new ProviderKeySet({
-      issuerUrl: config.issuerUrl,
-      ...(config.jwksUrl !== undefined ? { jwksUrl: config.jwksUrl } : {}),
-      http: this.http,
-      cooldownMs: tuning.jwksCooldownMs,
-      maxAgeMs: tuning.jwksMaxAgeMs,
-      now,
-    });
+    const keyOrigin = JSON.stringify([
+      config.issuerUrl,
+      config.jwksUrl,
+      config.caCertPath,
+      config.authTokenFile,
+      config.allowPrivateIP === true,
+    ]);
+    const known = shared.get(keyOrigin);
+    this.keys =
+      known ??
+      new ProviderKeySet({
+        issuerUrl: config.issuerUrl,
+        ...(config.jwksUrl !== undefined ? { jwksUrl: config.jwksUrl } : {}),
+        http: this.http,
+        cooldownMs: tuning.jwksCooldownMs,
+        maxAgeMs: tuning.jwksMaxAgeMs,
+        now,
+      });
+    shared.set(keyOrigin, this.keys);
   }
 
   get name(): string {
