@@ -106,17 +106,20 @@ export function providerRequest(
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let overflow = false;
         res.on("data", (c: Buffer) => {
+          if (overflow) return;
           size += c.length;
           if (size > opts.maxBytes) {
-            req.destroy(
-              new ProviderFetchError(`${url}: answer larger than ${opts.maxBytes} bytes`),
-            );
+            overflow = true;
+            reject(new ProviderFetchError(`${url}: answer larger than ${opts.maxBytes} bytes`));
+            req.destroy();
             return;
           }
           chunks.push(c);
         });
         res.on("end", () => {
+          if (overflow) return;
           const text = Buffer.concat(chunks).toString("utf8");
           try {
             resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as unknown });
