@@ -9,6 +9,8 @@ import type { TokenProvider, Validation } from "./provider.js";
 
 /** Longest token accepted; larger ones are refused without parsing. */
 export const MAX_TOKEN_LENGTH = 8192;
+/** How long an introspected token is trusted before the provider is asked again (revocation). */
+export const INTROSPECTION_CACHE_MS = 30_000;
 const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 export type OAuthErrorCode = "invalid_request" | "invalid_token";
@@ -93,7 +95,8 @@ export class Authenticator {
       claims: v.claims,
     };
     const expMs = v.exp !== undefined ? v.exp * 1000 : this.now();
-    const until = Math.min(expMs, this.now() + this.maxCacheMs);
+    const ttl = v.introspected === true ? INTROSPECTION_CACHE_MS : this.maxCacheMs;
+    const until = Math.min(expMs, this.now() + ttl);
     if (until > this.now()) {
       if (this.cache.size >= this.maxCacheSize) this.sweep();
       // The generations after validation: a refresh during it must not bless a stale entry.

@@ -49,7 +49,14 @@ export const DEFAULT_TUNING: ValidationTuning = {
 };
 
 export type Validation =
-  | { ok: true; claims: Record<string, unknown>; provider: string; exp?: number }
+  | {
+      ok: true;
+      claims: Record<string, unknown>;
+      provider: string;
+      exp?: number;
+      /** Validated by introspection (revocable at the provider: cached briefly). */
+      introspected?: boolean;
+    }
   | { ok: false; reason: string };
 
 export class TokenProvider {
@@ -185,6 +192,7 @@ export class TokenProvider {
     if (typeof b.nbf === "number" && b.nbf - skew > nowS) {
       return { ok: false, reason: "token not valid yet (nbf)" };
     }
-    return this.accepted(b);
+    const v = this.accepted(b);
+    return v.ok ? { ...v, introspected: true } : v;
   }
 }
