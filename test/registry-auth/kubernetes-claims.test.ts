@@ -1,0 +1,108 @@
+// Entries of a kubernetes source take their claims from the authz-claims annotation; in oauth
+// mode they filter what each caller sees (claimless ones only for superAdmin).
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as k8s from "@kubernetes/client-node";
+import { pino } from "pino";
+import { parse } from "yaml";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { parseConfig } from "../../src/registry/config/load.js";
+import { RegistryServer } from "../../src/registry/server.js";
+import { startKubeApi, type KubeApi } from "../support/kube-api/index.js";
+import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
+import { call } from "./helpers.js";
+
+const CRDS = ["mcpserver", "mcpremoteproxy", "virtualmcpserver"].map(
+  (f) => parse(readFileSync(join(import.meta.dirname, `../../crds/${f}.yaml`), "utf8")) as object,
+);
+
+let api: KubeApi;
+let issuer: TestIssuer;
+let server: RegistryServer;
+
+function exported(name: string, claims?: string) {
+  return {
+    apiVersion: "toolhive.stacklok.dev/v1alpha1",
+    kind: "MCPServer",
+    metadata: {
+      name,
+      namespace: "team-a",
+      annotations: {
+        "toolhive.stacklok.dev/registry-export": "true",
+        "toolhive.stacklok.dev/registry-url": `https://${name}.example/mcp`,
+        ...(claims !== undefined ? { "toolhive.stacklok.dev/authz-claims": claims } : {}),
+      },
+    },
+    spec: { image: "ghcr.io/example/x:1.0.0", transport: "streamable-http", proxyPort: 8080 },
+  };
+}
+
+beforeAll(async () => {
+  api = await startKubeApi({ crds: CRDS });
+  const kc = api.kubeConfig();
+  await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: "team-a" } } });
+  const objects = kc.makeApiClient(k8s.CustomObjectsApi);
+  const group = {
+    group: "toolhive.stacklok.dev",
+    version: "v1alpha1",
+    namespace: "team-a",
+    plural: "mcpservers",
+  };
+  for (const body of [
+    exported("for-a", '{"team":"a"}'),
+    exported("for-b", '{"team":"b"}'),
+    exported("for-a-ops", '{"team":"a","groups":["ops"]}'),
+    exported("no-claims"),
+  ]) {
+    await objects.createNamespacedCustomObject({ ...group, body });
+  }
+  issuer = await startIssuer({
+    a: { team: "a" },
+    aops: { team: "a", groups: ["ops", "dev"] },
+    root: { groups: ["root"] },
+  });
+  const dir = mkdtempSync(join(tmpdir(), "kube-auth-"));
+  const yaml = JSON.stringify({
+    sources: [{ name: "k8s", kubernetes: { namespaces: ["team-a"] } }],
+    registries: [{ name: "cluster", sources: ["k8s"] }],
+    auth: {
+      oauth: {
+        resourceUrl: "https://registry.test",
+        providers: [
+          { name: "local", issuerUrl: issuer.issuer, audience: AUDIENCE, allowPrivateIP: true },
+        ],
+      },
+      authz: { roles: { superAdmin: [{ groups: "root" }] } },
+    },
+  });
+  const path = join(dir, "config.yaml");
+  writeFileSync(path, yaml);
+  server = await RegistryServer.start(
+    { ...parseConfig(yaml, path), path, baseDir: dir },
+    { port: 0, log: pino({ level: "silent" }), kubeConfig: () => kc, generationPollMs: 100 },
+  );
+  for (let i = 0; i < 100 && (await call(`${server.url}/readiness`)).status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+});
+
+afterAll(async () => {
+  await server?.close();
+  await issuer?.close();
+  await api?.stop();
+});
+
+async function names(client: string): Promise<string[]> {
+  const r = await call(`${server.url}/cluster/v0.1/servers`, { token: await issuer.token(client) });
+  expect(r.status).toBe(200);
+  return (r.body.servers as { server: { name: string } }[]).map((s) =>
+    s.server.name.replace("com.toolhive.k8s.team-a/", ""),
+  );
+}
+
+it("filters cluster entries by their annotation's claims", async () => {
+  expect(await names("a")).toEqual(["for-a"]);
+  expect(await names("aops")).toEqual(["for-a", "for-a-ops"]);
+  expect(await names("root")).toEqual(["for-a", "for-a-ops", "for-b", "no-claims"]);
+});
