@@ -402,6 +402,39 @@ describe("modes", () => {
       /auth.oauth.providers is empty/,
     );
   });
+  it("publicPaths open further paths; an anonymous caller there still cannot write", async () => {
+    const s = await startRegistry({
+      sources: SOURCES,
+      registries: REGISTRIES,
+      auth: {
+        publicPaths: ["/metrics"],
+        oauth: {
+          resourceUrl: RESOURCE,
+          publicPaths: ["/default/v0.1/*"],
+          providers: [
+            { name: "local", issuerUrl: issuer.issuer, audience: AUDIENCE, allowPrivateIP: true },
+          ],
+        },
+        authz: ROLES,
+      },
+    });
+    try {
+      expect((await call(`${s.url}/metrics`)).status).toBe(200);
+      const list = await call(`${s.url}/default/v0.1/servers`);
+      expect(list.status).toBe(200);
+      // No claims: the claimed catalog stays invisible.
+      expect(list.body.servers).toEqual([]);
+      const pub = await call(`${s.url}/default/v0.1/publish`, {
+        method: "POST",
+        body: { name: "io.x/y", version: "1.0.0", url: "https://x.example/mcp" },
+      });
+      expect(pub.status).toBe(401);
+      expect((await call(`${s.url}/v1/sources`)).status).toBe(401);
+      expect((await call(`${s.url}/registry/default/v0.1/servers`)).status).toBe(401);
+    } finally {
+      await s.server.close();
+    }
+  });
   it("anonymous mode: reads need no token, /v1/me is 401, no discovery document", async () => {
     const s = await startRegistry({
       sources: SOURCES,

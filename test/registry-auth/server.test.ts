@@ -100,9 +100,12 @@ describe("discovery and identity", () => {
       resource_documentation: "https://registry.test/openapi.json",
     });
   });
-  it("keeps the probes public", async () => {
+  it("keeps the probes public; /metrics needs a token unless publicPaths lists it", async () => {
     expect((await call(`${reg.url}/health`)).status).toBe(200);
     expect((await call(`${reg.url}/version`)).status).toBe(200);
+    expect((await call(`${reg.url}/openapi.json`)).status).toBe(200);
+    expect((await call(`${reg.url}/metrics`)).status).toBe(401);
+    expect((await call(`${reg.url}/metrics`, { token: tokens.reader })).status).toBe(200);
   });
   it("answers /v1/me with the subject and resolved roles (JWT)", async () => {
     const r = await call(`${reg.url}/v1/me`, { token: tokens.alice });

@@ -347,6 +347,8 @@ export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void
       },
       async (req, reply) => {
         const reg = await registryFor(req, req.params.registry);
+        // The role first, so a caller without it learns nothing about the registry's sources.
+        deps.authorizer.authorize(req.principal, { kind: "manageEntries", registry: reg.name });
         const managed = await managedSourceOf(store, reg);
         const entry = publishedEntry(req.body, deps.maxMetaSize);
         deps.authorizer.authorize(req.principal, {
@@ -392,6 +394,7 @@ export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void
       },
       async (req, reply) => {
         const reg = await registryFor(req, req.params.registry);
+        deps.authorizer.authorize(req.principal, { kind: "manageEntries", registry: reg.name });
         const managed = await managedSourceOf(store, reg);
         const target = (await store.listVersions([managed], req.params.name)).find(
           (e) => e.version === req.params.version,

@@ -33,7 +33,9 @@ export interface HttpOptions {
   requestTimeoutMs: number;
 }
 
-const ALWAYS_PUBLIC = ["/health", "/readiness", "/version", "/openapi.json", "/metrics"];
+// The spec's public paths. /metrics is not among them: in oauth mode it needs a token unless
+// auth.publicPaths lists it (as scrapers usually need).
+const ALWAYS_PUBLIC = ["/health", "/readiness", "/version", "/openapi.json"];
 
 /**
  * Whether a request path is reachable without authentication. Only canonical paths can be
