@@ -119,7 +119,7 @@ describe("discovery and identity", () => {
     expect(opaque.split(".")).toHaveLength(1);
     const r = await call(`${reg.url}/v1/me`, { token: opaque });
     expect(r.status).toBe(200);
-    expect(r.body.roles).toEqual(["manageSources", "manageRegistries"]);
+    expect(r.body).toEqual({ subject: "ops", roles: ["manageSources", "manageRegistries"] });
   });
   it("keeps public paths canonical: encoded, doubled or dot segments authenticate", async () => {
     for (const p of [

@@ -91,7 +91,12 @@ export class Authenticator {
     }
     const principal: Principal = {
       anonymous: false,
-      ...(typeof v.claims.sub === "string" ? { subject: v.claims.sub } : {}),
+      // Introspection answers for client-credentials tokens may carry only client_id.
+      ...(typeof v.claims.sub === "string"
+        ? { subject: v.claims.sub }
+        : typeof v.claims.client_id === "string"
+          ? { subject: v.claims.client_id }
+          : {}),
       claims: v.claims,
     };
     const expMs = v.exp !== undefined ? v.exp * 1000 : this.now();
