@@ -201,8 +201,8 @@ describe("visibility", () => {
     const a2 = who({ team: "a", exp: 2, jti: "y" });
     expect(on.cacheScope(a1)).toBe(on.cacheScope(a2));
     expect(on.cacheScope(a1)).not.toBe(on.cacheScope(who({ team: "b" })));
-    expect(on.cacheScope(root)).toBe("");
-    expect(off.cacheScope(reader)).toBe("");
+    expect(on.cacheScope(root)).toBe("all");
+    expect(off.cacheScope(reader)).toBe("all");
   });
   it("roles of /v1/me", () => {
     expect(on.roles(pub)).toEqual(["manageEntries"]);

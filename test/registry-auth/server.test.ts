@@ -153,6 +153,9 @@ describe("registry claims gate and entry filter", () => {
     );
     const root = await call(`${reg.url}/hidden/v0.1/servers?limit=100`, { token: tokens.root });
     expect(root.status).toBe(200);
+    // Never stored by shared caches, even for a caller who sees everything.
+    expect(root.headers.get("cache-control")).toContain("private");
+    expect(root.headers.get("vary")).toBe("Authorization");
     expect((root.body.servers as unknown[]).length).toBe(8);
   });
   it("hides an invisible entry's versions as not found", async () => {

@@ -103,11 +103,13 @@ export class ClaimsPolicy {
   }
 
   /**
-   * Callers with equal claims see equal entries. The key hashes the caller's stable claims, so
+   * Partition of cached consumer answers. Callers with equal claims see equal entries. The key hashes the caller's stable claims, so
    * it never grows with the number of tokens a caller obtains.
    */
   cacheScope(p: Principal): string {
-    if (this.bypass(p)) return "";
+    // Never "" (the public partition): in oauth mode every consumer answer is for
+    // authenticated callers only, so it is marked private even when all of them see the same.
+    if (this.bypass(p)) return "all";
     const stable = Object.keys(p.claims)
       .filter((k) => !VOLATILE.has(k))
       .sort()
