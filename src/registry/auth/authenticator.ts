@@ -5,6 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import { McpfleetError } from "../../errors.js";
 import type { Principal } from "../http/auth.js";
+import type { ProviderKeySet } from "./keys.js";
 import type { TokenProvider, Validation } from "./provider.js";
 
 /** Longest token accepted; larger ones are refused without parsing. */
@@ -68,11 +69,15 @@ export class Authenticator {
     private readonly now: () => number = Date.now,
     private readonly maxCacheMs = 5 * 60_000,
     private readonly maxCacheSize = 10_000,
-  ) {}
+  ) {
+    this.keySets = [...new Set(providers.map((p) => p.keys))];
+  }
+
+  private readonly keySets: ProviderKeySet[];
 
   private generations(): number {
     let g = 0;
-    for (const k of new Set(this.providers.map((p) => p.keys))) g += k.generation;
+    for (const k of this.keySets) g += k.generation;
     return g;
   }
 

@@ -20,7 +20,9 @@ const ROLE_OF: Record<Action["kind"], Role | undefined> = {
 };
 
 export class ClaimsPolicy {
+  // Principals of cached tokens are reused across requests, so these are computed once each.
   private readonly roleCache = new WeakMap<Principal, Role[]>();
+  private readonly scopeCache = new WeakMap<Principal, string>();
 
   constructor(readonly authz: AuthzSettings | undefined) {}
 
@@ -110,10 +112,14 @@ export class ClaimsPolicy {
     // Never "" (the public partition): in oauth mode every consumer answer is for
     // authenticated callers only, so it is marked private even when all of them see the same.
     if (this.bypass(p)) return "all";
+    let scope = this.scopeCache.get(p);
+    if (scope !== undefined) return scope;
     const stable = Object.keys(p.claims)
       .filter((k) => !VOLATILE.has(k))
       .sort()
       .map((k) => [k, p.claims[k]]);
-    return createHash("sha256").update(JSON.stringify(stable)).digest("base64url").slice(0, 22);
+    scope = createHash("sha256").update(JSON.stringify(stable)).digest("base64url").slice(0, 22);
+    this.scopeCache.set(p, scope);
+    return scope;
   }
 }
