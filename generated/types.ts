@@ -1187,6 +1187,7 @@ export interface OAuthConfig {
    * Realm written in WWW-Authenticate.
    */
   realm?: string;
+  clockSkew?: Duration;
   /**
    * Scopes advertised by the discovery endpoint.
    */

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
+import { parseDuration } from "./config/duration.js";
 import { sourceKind, type LoadedConfig } from "./config/types.js";
 import { OAuthAuthorizer, oauthSettings } from "./auth/authorizer.js";
 import type { ValidationTuning } from "./auth/provider.js";
@@ -44,7 +45,13 @@ function chooseAuthorizer(
 ): Authorizer {
   const auth = loaded.config.auth;
   if (auth?.mode === "anonymous") return new AllowAllAuthorizer();
-  return new OAuthAuthorizer(oauthSettings(auth, loaded.path), auth?.authz, log, tuning);
+  const skew = auth?.oauth?.clockSkew;
+  const configured =
+    typeof skew === "string" ? { clockSkewSeconds: parseDuration(skew) / 1000 } : {};
+  return new OAuthAuthorizer(oauthSettings(auth, loaded.path), auth?.authz, log, {
+    ...configured,
+    ...tuning,
+  });
 }
 
 export class RegistryServer {

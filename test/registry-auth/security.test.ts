@@ -206,6 +206,36 @@ describe("forged and invalid JWTs", () => {
   });
 });
 
+describe("clock skew from the config file", () => {
+  it("auth.oauth.clockSkew widens the leeway on exp", async () => {
+    const s = await startRegistry({
+      sources: SOURCES,
+      registries: REGISTRIES,
+      auth: {
+        oauth: {
+          resourceUrl: RESOURCE,
+          clockSkew: "3m",
+          providers: [
+            { name: "local", issuerUrl: issuer.issuer, audience: AUDIENCE, allowPrivateIP: true },
+          ],
+        },
+        authz: ROLES,
+      },
+    });
+    try {
+      // Expired two minutes ago: refused with the default 30 s, accepted with 3m of skew.
+      const token = await issuer.sign({ exp: now() - 120 });
+      expectRefused(await call(me(), { token }));
+      expect((await call(`${s.url}/v1/me`, { token })).status).toBe(200);
+      expectRefused(
+        await call(`${s.url}/v1/me`, { token: await issuer.sign({ exp: now() - 600 }) }),
+      );
+    } finally {
+      await s.server.close();
+    }
+  });
+});
+
 describe("malformed requests", () => {
   it("no Authorization header", async () => {
     expectRefused(await call(me()), INVALID_REQUEST);

@@ -523,6 +523,19 @@ const configCases: Case[] = [
     level: "schema",
   },
   {
+    name: "clock skew over 5m",
+    mutate: (d) => (d.auth = { oauth: oauth({ clockSkew: "10m" }) }),
+    path: "/auth/oauth/clockSkew",
+    level: "cel",
+    message: "clockSkew is at most 5m",
+  },
+  {
+    name: "clock skew that is not a duration",
+    mutate: (d) => (d.auth = { oauth: oauth({ clockSkew: "soon" }) }),
+    path: "/auth/oauth/clockSkew",
+    level: "schema",
+  },
+  {
     name: "duplicate provider names",
     mutate: (d) => (d.auth = { oauth: oauth({ providers: [provider, provider] }) }),
     path: "/auth/oauth/providers",
@@ -1209,7 +1222,7 @@ describe("CEL rules", () => {
     }
     const config = ruleMessages("config/registry-server.yaml");
     const crd = ruleMessages("crd/mcpregistry.yaml");
-    expect([config.length, crd.length]).toEqual([14, 18]);
+    expect([config.length, crd.length]).toEqual([15, 18]);
     expect([...config, ...crd].filter((m) => !seen.has(m))).toEqual([]);
   });
 });
