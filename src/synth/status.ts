@@ -79,41 +79,48 @@ function refList(condition: string, kind: Kind, names: (string | undefined)[]): 
   return [{ condition, stem, kind, names: unique, fatal: true }];
 }
 
+/** The references MCPServer and MCPRemoteProxy share, in a fixed order. */
+function proxyReferences(s: Resource<"MCPServer" | "MCPRemoteProxy">["spec"]): Reference[] {
+  return [
+    ...ref("GroupRefValidated", "MCPGroup", groupName(s.groupRef), false),
+    ...ref(
+      "ToolConfigRefValidated",
+      "MCPToolConfig",
+      s.toolConfigRef?.name,
+      true,
+      "toolConfigHash",
+    ),
+    ...ref(
+      "ExternalAuthConfigRefValidated",
+      "MCPExternalAuthConfig",
+      s.externalAuthConfigRef?.name,
+      true,
+      "externalAuthConfigHash",
+    ),
+    ...ref(
+      "AuthServerRefValidated",
+      "MCPExternalAuthConfig",
+      s.authServerRef?.name,
+      true,
+      "authServerConfigHash",
+    ),
+    ...ref(
+      "OIDCConfigRefValidated",
+      "MCPOIDCConfig",
+      s.oidcConfigRef?.name,
+      true,
+      "oidcConfigHash",
+    ),
+  ];
+}
+
 /** Every reference of a resource, in a fixed order. */
 export function referencesOf(r: Resource): Reference[] {
   switch (r.kind) {
     case "MCPServer": {
       const s = (r as Resource<"MCPServer">).spec;
       return [
-        ...ref("GroupRefValidated", "MCPGroup", groupName(s.groupRef), false),
-        ...ref(
-          "ToolConfigRefValidated",
-          "MCPToolConfig",
-          s.toolConfigRef?.name,
-          true,
-          "toolConfigHash",
-        ),
-        ...ref(
-          "ExternalAuthConfigRefValidated",
-          "MCPExternalAuthConfig",
-          s.externalAuthConfigRef?.name,
-          true,
-          "externalAuthConfigHash",
-        ),
-        ...ref(
-          "AuthServerRefValidated",
-          "MCPExternalAuthConfig",
-          s.authServerRef?.name,
-          true,
-          "authServerConfigHash",
-        ),
-        ...ref(
-          "OIDCConfigRefValidated",
-          "MCPOIDCConfig",
-          s.oidcConfigRef?.name,
-          true,
-          "oidcConfigHash",
-        ),
+        ...proxyReferences(s),
         ...ref(
           "TelemetryConfigRefValidated",
           "MCPTelemetryConfig",
@@ -123,40 +130,8 @@ export function referencesOf(r: Resource): Reference[] {
         ),
       ];
     }
-    case "MCPRemoteProxy": {
-      const s = (r as Resource<"MCPRemoteProxy">).spec;
-      return [
-        ...ref("GroupRefValidated", "MCPGroup", groupName(s.groupRef), false),
-        ...ref(
-          "ToolConfigRefValidated",
-          "MCPToolConfig",
-          s.toolConfigRef?.name,
-          true,
-          "toolConfigHash",
-        ),
-        ...ref(
-          "ExternalAuthConfigRefValidated",
-          "MCPExternalAuthConfig",
-          s.externalAuthConfigRef?.name,
-          true,
-          "externalAuthConfigHash",
-        ),
-        ...ref(
-          "AuthServerRefValidated",
-          "MCPExternalAuthConfig",
-          s.authServerRef?.name,
-          true,
-          "authServerConfigHash",
-        ),
-        ...ref(
-          "OIDCConfigRefValidated",
-          "MCPOIDCConfig",
-          s.oidcConfigRef?.name,
-          true,
-          "oidcConfigHash",
-        ),
-      ];
-    }
+    case "MCPRemoteProxy":
+      return proxyReferences((r as Resource<"MCPRemoteProxy">).spec);
     case "MCPServerEntry": {
       const s = (r as Resource<"MCPServerEntry">).spec;
       return [
