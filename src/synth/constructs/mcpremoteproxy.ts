@@ -2,24 +2,14 @@
 // `mcp-<n>-remote-proxy`, ServiceAccount (unless spec.serviceAccount names one), Role and
 // RoleBinding `<n>-remote-proxy-runner`, and ConfigMap `<n>-runconfig`.
 import type { KindRenderer } from "../context.js";
-import { contentHash, prettyJson } from "../hash.js";
+import { prettyJson } from "../hash.js";
 import { selectorLabels, workloadLabels } from "../labels.js";
 import { type Resource, groupName } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
-import {
-  type Container,
-  type PodTemplate,
-  applyResourceOverrides,
-  compact,
-  httpProbes,
-  kubeResources,
-} from "../pod.js";
+import { type Container, compact, httpProbes, kubeResources } from "../pod.js";
 import {
   type Lookup,
   PodExtras,
-  RUNCONFIG_CHECKSUM,
-  RUNCONFIG_DIR,
-  RUNCONFIG_KEY,
   RUNCONFIG_SCHEMA_VERSION,
   resolveAudit,
   resolveAuth,
@@ -29,7 +19,8 @@ import {
   resolveTelemetry,
   resolveToolConfig,
 } from "../runner.js";
-import { READ_VERBS, emit, emitRbac } from "./common.js";
+import { READ_VERBS, emitRbac } from "./common.js";
+import { emitRunnerWorkload, proxyPullSecrets } from "./runner-workload.js";
 import { DEFAULT_PROXY_PORT, RUNNER_CONTAINER, RUNNER_RESOURCES, proxyUrl } from "./mcpserver.js";
 
 export const MCPREMOTEPROXY_APP = "mcpremoteproxy";
@@ -107,19 +98,10 @@ export const renderMCPRemoteProxy: KindRenderer<"MCPRemoteProxy"> = (scope, r, c
   const { config, extras } = remoteProxyRunConfig(r, lookup);
   const runconfig = prettyJson(config);
   const own = spec.serviceAccount !== undefined && spec.serviceAccount !== "";
-  const pullSecrets = (spec.resourceOverrides?.proxyDeployment?.imagePullSecrets ?? [])
-    .filter((s): s is { name: string } => s.name !== undefined)
-    .map((s) => ({ name: s.name }));
 
   emitRbac(scope, r, names.runner, labels, REMOTE_PROXY_RULES, {
     serviceAccount: own ? spec.serviceAccount : undefined,
-    imagePullSecrets: pullSecrets,
-  });
-  emit(scope, r, {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: names.runconfig, labels },
-    data: { [RUNCONFIG_KEY]: runconfig },
+    imagePullSecrets: proxyPullSecrets(spec.resourceOverrides),
   });
   const runner = compact<Container>({
     name: RUNNER_CONTAINER,
@@ -128,56 +110,19 @@ export const renderMCPRemoteProxy: KindRenderer<"MCPRemoteProxy"> = (scope, r, c
     args: ["run", `--remote=${remoteUrlOf(spec)}`],
     ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
     env: extras.env.length > 0 ? [...extras.env] : undefined,
-    volumeMounts: [
-      { name: "runconfig", mountPath: RUNCONFIG_DIR, readOnly: true },
-      ...extras.mounts,
-    ],
     resources: kubeResources(spec.resources) ?? RUNNER_RESOURCES,
     ...httpProbes("/health", "/health"),
   });
-  const template: PodTemplate = {
-    metadata: {
-      labels: { ...labels },
-      annotations: { [RUNCONFIG_CHECKSUM]: contentHash(runconfig) },
-    },
-    spec: {
-      serviceAccountName: own ? spec.serviceAccount : names.runner,
-      containers: [runner],
-      volumes: [
-        { name: "runconfig", configMap: { name: names.runconfig } },
-        ...(extras.volumes as never[]),
-      ],
-    },
-  };
-  const deploymentMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } =
-    { labels: { ...labels } };
-  const serviceMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {
-    labels: { ...labels },
-  };
-  applyResourceOverrides(
-    {
-      deployment: deploymentMeta,
-      podTemplate: template,
-      service: serviceMeta,
-      proxyContainer: RUNNER_CONTAINER,
-    },
-    spec.resourceOverrides,
-  );
-  emit(scope, r, {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name: names.deployment, ...deploymentMeta },
-    spec: { selector: { matchLabels: selector }, template },
-  });
-  emit(scope, r, {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: names.service, ...serviceMeta },
-    spec: {
-      type: "ClusterIP",
-      selector,
-      ports: [{ name: "http", port: proxyPort, targetPort: "http", protocol: "TCP" }],
-      sessionAffinity: spec.sessionAffinity ?? "ClientIP",
-    },
+  emitRunnerWorkload(scope, r, {
+    names,
+    labels,
+    selector,
+    runner,
+    runconfig,
+    extras,
+    serviceAccountName: own ? (spec.serviceAccount as string) : names.runner,
+    proxyPort,
+    sessionAffinity: spec.sessionAffinity,
+    resourceOverrides: spec.resourceOverrides,
   });
 };

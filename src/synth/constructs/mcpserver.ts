@@ -6,14 +6,13 @@
 // spec.podTemplateSpec.
 import type * as T from "../../../generated/types.js";
 import type { KindRenderer } from "../context.js";
-import { contentHash, prettyJson, stableStringify } from "../hash.js";
+import { prettyJson, stableStringify } from "../hash.js";
 import { selectorLabels, workloadLabels } from "../labels.js";
 import { type Resource, groupName } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
 import {
   type Container,
   type PodTemplate,
-  applyResourceOverrides,
   compact,
   httpProbes,
   kubeResources,
@@ -25,9 +24,6 @@ import {
   type KubeVolumeMount,
   type Lookup,
   PodExtras,
-  RUNCONFIG_CHECKSUM,
-  RUNCONFIG_DIR,
-  RUNCONFIG_KEY,
   RUNCONFIG_SCHEMA_VERSION,
   resolveAudit,
   resolveAuth,
@@ -38,6 +34,7 @@ import {
   resolveToolConfig,
 } from "../runner.js";
 import { ALL_VERBS, READ_VERBS, emit, emitRbac, serviceHost } from "./common.js";
+import { emitRunnerWorkload, proxyPullSecrets } from "./runner-workload.js";
 
 export const MCPSERVER_APP = "mcpserver";
 export const MCP_CONTAINER = "mcp";
@@ -234,11 +231,10 @@ export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) =>
   const proxyPort = spec.proxyPort ?? DEFAULT_PROXY_PORT;
   const { config, extras, podPatch } = mcpServerRunConfig(r, lookup);
   const runconfig = prettyJson(config);
-  const pullSecrets = (spec.resourceOverrides?.proxyDeployment?.imagePullSecrets ?? [])
-    .filter((s): s is { name: string } => s.name !== undefined)
-    .map((s) => ({ name: s.name }));
 
-  emitRbac(scope, r, names.runner, labels, PROXY_RUNNER_RULES, { imagePullSecrets: pullSecrets });
+  emitRbac(scope, r, names.runner, labels, PROXY_RUNNER_RULES, {
+    imagePullSecrets: proxyPullSecrets(spec.resourceOverrides),
+  });
   if (spec.serviceAccount === undefined || spec.serviceAccount === "") {
     emit(scope, r, {
       apiVersion: "v1",
@@ -246,14 +242,7 @@ export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) =>
       metadata: { name: names.serviceAccount, labels },
     });
   }
-  emit(scope, r, {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: names.runconfig, labels },
-    data: { [RUNCONFIG_KEY]: runconfig },
-  });
-
-  const runner: Container = {
+  const runner = compact<Container>({
     name: RUNNER_CONTAINER,
     image: context.options.runnerImage,
     imagePullPolicy: "IfNotPresent",
@@ -265,62 +254,20 @@ export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) =>
     ],
     ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
     env: extras.env.length > 0 ? [...extras.env] : undefined,
-    volumeMounts: [
-      { name: "runconfig", mountPath: RUNCONFIG_DIR, readOnly: true },
-      ...extras.mounts,
-    ],
     resources: RUNNER_RESOURCES,
     ...httpProbes("/health", "/health"),
-  };
-  if (runner.env === undefined) delete runner.env;
-  const template: PodTemplate = {
-    metadata: {
-      labels: { ...labels },
-      annotations: { [RUNCONFIG_CHECKSUM]: contentHash(runconfig) },
-    },
-    spec: {
-      serviceAccountName: names.runner,
-      containers: [runner],
-      volumes: [
-        { name: "runconfig", configMap: { name: names.runconfig } },
-        ...(extras.volumes as never[]),
-      ],
-    },
-  };
-  const deploymentMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } =
-    { labels: { ...labels } };
-  const serviceMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {
-    labels: { ...labels },
-  };
-  applyResourceOverrides(
-    {
-      deployment: deploymentMeta,
-      podTemplate: template,
-      service: serviceMeta,
-      proxyContainer: RUNNER_CONTAINER,
-    },
-    spec.resourceOverrides,
-  );
-  const replicas = cappedReplicas(spec.replicas, stdio);
-  emit(scope, r, {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: { name: names.deployment, ...deploymentMeta },
-    spec: compact({
-      replicas,
-      selector: { matchLabels: selector },
-      template,
-    }),
   });
-  emit(scope, r, {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: names.service, ...serviceMeta },
-    spec: {
-      type: "ClusterIP",
-      selector,
-      ports: [{ name: "http", port: proxyPort, targetPort: "http", protocol: "TCP" }],
-      sessionAffinity: spec.sessionAffinity ?? "ClientIP",
-    },
+  emitRunnerWorkload(scope, r, {
+    names,
+    labels,
+    selector,
+    runner,
+    runconfig,
+    extras,
+    serviceAccountName: names.runner,
+    proxyPort,
+    sessionAffinity: spec.sessionAffinity,
+    resourceOverrides: spec.resourceOverrides,
+    replicas: cappedReplicas(spec.replicas, stdio),
   });
 };
