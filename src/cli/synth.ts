@@ -1,7 +1,7 @@
 // `mcpfleet synth [PATH...] [-o DIR]`: validates resource YAML, then renders it into the
 // Kubernetes manifests an operator would create, one file per namespace plus the install bundle.
-import { parseArgs } from "node:util";
 import { stringify } from "yaml";
+import { parseCommandArgs } from "./args.js";
 import { McpfleetError } from "../errors.js";
 import { loadPaths } from "../synth/load.js";
 import { ResourceSet } from "../synth/model.js";
@@ -40,31 +40,23 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      allowNegative: true,
-      strict: true,
-      options: {
-        output: { type: "string", short: "o", default: "dist" },
-        status: { type: "boolean", default: false },
-        namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
-        "runner-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.runnerImage },
-        "vmcp-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.vmcpImage },
-        "registry-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.registryImage },
-        "embedding-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.embeddingImage },
-        install: { type: "boolean", default: true },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (err) {
-    throw new McpfleetError(
-      "ERR_USAGE",
-      `synth: ${(err as Error).message.split(". ")[0]}; see mcpfleet synth --help`,
-    );
-  }
+  const parsed = parseCommandArgs("synth", {
+    args: argv,
+    allowPositionals: true,
+    allowNegative: true,
+    strict: true,
+    options: {
+      output: { type: "string", short: "o", default: "dist" },
+      status: { type: "boolean", default: false },
+      namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
+      "runner-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.runnerImage },
+      "vmcp-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.vmcpImage },
+      "registry-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.registryImage },
+      "embedding-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.embeddingImage },
+      install: { type: "boolean", default: true },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
   const { values, positionals } = parsed;
   if (values.help) {
     console.log(USAGE);

@@ -1,6 +1,6 @@
 // `mcpfleet validate [PATH|-]...`: schema, CEL and reference validation of resource YAML.
-import { parseArgs } from "node:util";
 import { McpfleetError } from "../errors.js";
+import { parseCommandArgs } from "./args.js";
 import {
   DEFAULT_OPTIONS,
   FORMATS,
@@ -39,31 +39,23 @@ function useColor(flag: boolean | undefined): boolean {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      allowNegative: true,
-      strict: true,
-      options: {
-        output: { type: "string", short: "o", default: "text" },
-        summary: { type: "boolean", default: false },
-        namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
-        strict: { type: "boolean", default: false },
-        "allow-missing-refs": { type: "boolean", default: false },
-        "registry-config": { type: "boolean", default: false },
-        kube: { type: "boolean", default: false },
-        color: { type: "boolean" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (err) {
-    throw new McpfleetError(
-      "ERR_USAGE",
-      `validate: ${(err as Error).message.split(". ")[0]}; see mcpfleet validate --help`,
-    );
-  }
+  const parsed = parseCommandArgs("validate", {
+    args: argv,
+    allowPositionals: true,
+    allowNegative: true,
+    strict: true,
+    options: {
+      output: { type: "string", short: "o", default: "text" },
+      summary: { type: "boolean", default: false },
+      namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
+      strict: { type: "boolean", default: false },
+      "allow-missing-refs": { type: "boolean", default: false },
+      "registry-config": { type: "boolean", default: false },
+      kube: { type: "boolean", default: false },
+      color: { type: "boolean" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
   const { values, positionals } = parsed;
   if (values.help) {
     console.log(USAGE);

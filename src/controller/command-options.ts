@@ -1,6 +1,6 @@
 // Command-line options `mcpfleet apply` and `mcpfleet diff` share: the paths to load and the cluster target.
-import { parseArgs } from "node:util";
 import { McpfleetError } from "../errors.js";
+import { parseCommandArgs } from "../cli/args.js";
 
 export interface ClusterCommandConfig {
   paths: string[];
@@ -18,29 +18,21 @@ export function parseClusterCommand(
   argv: string[],
   usage: string,
 ): ClusterCommandConfig | undefined {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        kubeconfig: { type: "string" },
-        "field-manager": { type: "string", default: "mcpfleet" },
-        prune: { type: "boolean", default: false },
-        "force-recreate": { type: "boolean", default: false },
-        "dry-run": { type: "boolean", default: false },
-        namespace: { type: "string", short: "n", default: "default" },
-        "controller-namespace": { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (err) {
-    throw new McpfleetError(
-      "ERR_USAGE",
-      `${command}: ${(err as Error).message.split(". ")[0] ?? "bad arguments"}; see mcpfleet ${command} --help`,
-    );
-  }
+  const parsed = parseCommandArgs(command, {
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      kubeconfig: { type: "string" },
+      "field-manager": { type: "string", default: "mcpfleet" },
+      prune: { type: "boolean", default: false },
+      "force-recreate": { type: "boolean", default: false },
+      "dry-run": { type: "boolean", default: false },
+      namespace: { type: "string", short: "n", default: "default" },
+      "controller-namespace": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
   const v = parsed.values;
   if (v.help) {
     console.log(usage);
