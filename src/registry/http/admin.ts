@@ -10,6 +10,17 @@ import type { RegistryRecord, SourceRecord, Store, SyncStatus } from "../store/s
 import type { Authorizer } from "./auth.js";
 import { fail } from "./problem.js";
 
+/** A PUT body with the path's name: a name in the body must agree with the path. */
+function bodyNamed(raw: Record<string, unknown>, name: string): Record<string, unknown> {
+  if (raw.name !== undefined && raw.name !== name) {
+    fail(
+      "ERR_INVALID_RESOURCE",
+      `body name ${JSON.stringify(raw.name)} differs from the path's "${name}"`,
+    );
+  }
+  return { ...raw, name };
+}
+
 export interface AdminDeps {
   store: Store;
   scheduler: SyncScheduler;
@@ -167,14 +178,7 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
     },
     async (req, reply) => {
       const name = req.params.name;
-      const body = { ...req.body };
-      if (body.name !== undefined && body.name !== name) {
-        fail(
-          "ERR_INVALID_RESOURCE",
-          `body name ${JSON.stringify(body.name)} differs from the path's "${name}"`,
-        );
-      }
-      body.name = name;
+      const body = bodyNamed(req.body, name);
       validate("Source", body, "source");
       const cfg = body as unknown as SourceConfig;
       const claims = claimsOf(cfg.claims);
@@ -351,14 +355,7 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
     },
     async (req, reply) => {
       const name = req.params.name;
-      const body = { ...req.body };
-      if (body.name !== undefined && body.name !== name) {
-        fail(
-          "ERR_INVALID_RESOURCE",
-          `body name ${JSON.stringify(body.name)} differs from the path's "${name}"`,
-        );
-      }
-      body.name = name;
+      const body = bodyNamed(req.body, name);
       validate("Registry", body, "registry");
       const claims = claimsOf(body.claims);
       const existing = await store.getRegistry(name);
