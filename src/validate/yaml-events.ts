@@ -1,0 +1,368 @@
+// The fast way through a file: js-yaml's event parser records where every node starts, and
+// the values are built from the same events, so no node tree is kept. It takes the files a
+// resource repository is made of; a file it cannot read exactly as the yaml package would
+// (a syntax error, aliases, anchors, tags, directives, keys that are not strings, a byte order
+// mark, a tab) is left to
+// yaml-tree.ts, whose diagnostics are the reference, by returning undefined.
+import {
+  CORE_SCHEMA,
+  EVENT_ID,
+  SCALAR_STYLE,
+  type Event,
+  type ScalarEvent,
+  constructFromEvents,
+  defineMappingTag,
+  getScalarValue,
+  parseEvents,
+} from "js-yaml";
+import { treeLocator } from "./yaml-tree.js";
+import {
+  LineIndex,
+  type LocateTarget,
+  type ParsedDocument,
+  type ParseLimits,
+  type Position,
+  type ScalarOrigin,
+  normalise,
+  splitPointer,
+} from "./yaml-model.js";
+
+type Mapping = Record<string, unknown>;
+
+/** Mappings with string keys only: anything else is read by the yaml package instead. */
+const STRING_KEYED_MAP = defineMappingTag<Mapping>("tag:yaml.org,2002:map", {
+  create: () => ({}),
+  identify: () => false,
+  addPair: (map, key, value) => {
+    if (typeof key !== "string" || key === "__proto__") return "not a plain string key";
+    map[key] = value;
+    return "";
+  },
+  has: (map, key) => typeof key === "string" && Object.hasOwn(map, key),
+  keys: (map) => Object.keys(map),
+  get: (map, key) => (typeof key === "string" && Object.hasOwn(map, key) ? map[key] : null),
+});
+
+const SCHEMA = CORE_SCHEMA.withTags(STRING_KEYED_MAP);
+
+const { DOCUMENT, SEQUENCE, MAPPING, SCALAR, POP } = EVENT_ID;
+
+/** A file's events, parsed again on demand once every document has released them. */
+class FileEvents {
+  private events: Event[] | undefined;
+  private roots: number[] | undefined;
+  private lines: LineIndex | undefined;
+  private held: number;
+
+  /** `held`: how many documents will call release() before the events can go. */
+  constructor(
+    readonly text: string,
+    events: Event[],
+    roots: number[],
+    held: number,
+  ) {
+    this.events = events;
+    this.roots = roots;
+    this.held = held;
+  }
+
+  /** The events and the index of document `index`'s root event. */
+  get(index: number): { events: Event[]; root: number } {
+    if (this.events === undefined || this.roots === undefined) {
+      this.events = parseEvents(this.text, {});
+      this.roots = documentRoots(this.events);
+      this.held = 0;
+    }
+    return { events: this.events, root: this.roots[index] ?? -1 };
+  }
+
+  position(offset: number): Position {
+    this.lines ??= new LineIndex(this.text);
+    return this.lines.position(offset);
+  }
+
+  release(): void {
+    if (--this.held <= 0) {
+      this.events = undefined;
+      this.roots = undefined;
+    }
+  }
+}
+
+/** Index of each document's root event (the event after its DOCUMENT event). */
+function documentRoots(events: readonly Event[]): number[] {
+  const roots: number[] = [];
+  for (let i = 0; i < events.length; i++) if (events[i]!.type === DOCUMENT) roots.push(i + 1);
+  return roots;
+}
+
+/**
+ * False for text with a byte order mark (an error anywhere but at the very start), a tab (the
+ * yaml package refuses some tab placements js-yaml accepts) or a line that starts with `%` (a
+ * directive, or something that looks like one): the yaml package reads those.
+ */
+function plainText(text: string): boolean {
+  return (
+    !text.includes("\ufeff") &&
+    !text.includes("\t") &&
+    !text.startsWith("%") &&
+    !text.includes("\n%")
+  );
+}
+
+/** True when every event is one the yaml package reads to the same value at the same place. */
+function plainEvents(events: readonly Event[]): boolean {
+  for (const e of events) {
+    switch (e.type) {
+      case DOCUMENT:
+        if (e.directives.length > 0) return false;
+        break;
+      case SEQUENCE:
+      case MAPPING:
+      case SCALAR:
+        if (e.anchorStart !== -1 || e.tagStart !== -1) return false;
+        break;
+      case POP:
+        break;
+      default:
+        return false; // an alias
+    }
+  }
+  return true;
+}
+
+/**
+ * The documents of `text`, or undefined when the file is one for the yaml package (see the top
+ * of this file). Never throws.
+ */
+export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocument[] | undefined {
+  if (!plainText(text)) return undefined;
+  let events: Event[];
+  let values: unknown[];
+  try {
+    events = parseEvents(text, { maxDepth: limits.maxDepth + 1 });
+    if (!plainEvents(events)) return undefined;
+    values = constructFromEvents(events, { source: text, schema: SCHEMA, maxAliases: 0 });
+  } catch {
+    return undefined;
+  }
+  const roots = documentRoots(events);
+  if (roots.length !== values.length) return undefined;
+  // A document that is a block scalar starts at its header, which the events do not record.
+  if (roots.some((r) => isBlockScalar(events[r]))) return undefined;
+  // Only documents with a value are released (validate.ts), so only they hold the events.
+  const held = values.filter((v) => v !== null && v !== undefined).length;
+  const file = new FileEvents(text, events, roots, held);
+  const ranges = documentRanges(text, events, roots);
+  const docs: ParsedDocument[] = [];
+  for (let index = 0; index < roots.length; index++) {
+    const range = ranges[index]!;
+    const doc = eventDocument(file, index, file.position(range[0]), range);
+    const value = values[index];
+    if (value === null || value === undefined) {
+      doc.empty = true;
+    } else {
+      const tooDeep = normalise(value, limits.maxDepth);
+      if (tooDeep !== undefined) {
+        doc.errors.push({
+          path: tooDeep,
+          ...doc.locate(tooDeep),
+          message: `document nests deeper than ${limits.maxDepth} levels`,
+          level: "parse",
+        });
+      } else {
+        doc.value = value;
+      }
+    }
+    docs.push(doc);
+  }
+  return docs;
+}
+
+/**
+ * Document `index` of a file validated elsewhere, for positions only; undefined when the file
+ * is not one this module reads.
+ */
+export function eventsDocument(
+  text: string,
+  index: number,
+  start: Position,
+): ParsedDocument | undefined {
+  if (!plainText(text)) return undefined;
+  let events: Event[];
+  try {
+    events = parseEvents(text, {});
+  } catch {
+    return undefined;
+  }
+  if (!plainEvents(events)) return undefined;
+  const roots = documentRoots(events);
+  const root = roots[index];
+  if (root === undefined) return undefined;
+  const file = new FileEvents(text, events, roots, 1);
+  return eventDocument(file, index, start, documentRanges(text, events, roots)[index]!);
+}
+
+/**
+ * Where each document starts (its root node) and ends (the line where the next one starts), so
+ * that its text alone can be parsed again.
+ */
+function documentRanges(
+  text: string,
+  events: readonly Event[],
+  roots: readonly number[],
+): [number, number][] {
+  const starts = roots.map((r) => {
+    const e = events[r];
+    return e === undefined ? -1 : nodeStart(e);
+  });
+  const ranges: [number, number][] = [];
+  let end = text.length;
+  for (let i = starts.length - 1; i >= 0; i--) {
+    const start = starts[i]!;
+    ranges[i] = [Math.max(0, start), end];
+    if (start >= 0) end = text.lastIndexOf("\n", start - 1) + 1;
+  }
+  return ranges;
+}
+
+/** Where a node starts, as the yaml package counts it (the opening quote of a quoted scalar). */
+function nodeStart(e: Event): number {
+  if (e.type === SEQUENCE || e.type === MAPPING) return e.start;
+  if (e.type !== SCALAR) return -1;
+  if (e.style === SCALAR_STYLE.SINGLE_QUOTED || e.style === SCALAR_STYLE.DOUBLE_QUOTED) {
+    return e.valueStart - 1;
+  }
+  return e.valueStart;
+}
+
+/** Index of the event after the node that starts at event `i`. */
+function skipNode(events: readonly Event[], i: number): number {
+  const type = events[i]?.type;
+  if (type !== SEQUENCE && type !== MAPPING) return i + 1;
+  let depth = 0;
+  for (let j = i; j < events.length; j++) {
+    const t = events[j]!.type;
+    if (t === SEQUENCE || t === MAPPING) depth++;
+    else if (t === POP && --depth === 0) return j + 1;
+  }
+  return events.length;
+}
+
+interface Found {
+  /** Event index of the deepest node reached, and of the key that leads to it (-1: none). */
+  node: number;
+  key: number;
+  complete: boolean;
+}
+
+/** The deepest node on the way to `pointer` that exists in the document at `root`. */
+function walkEvents(text: string, events: readonly Event[], root: number, pointer: string): Found {
+  let node = root;
+  let key = -1;
+  for (const segment of splitPointer(pointer)) {
+    const e = events[node];
+    if (e?.type === MAPPING) {
+      let child = -1;
+      for (let k = node + 1; k < events.length && events[k]!.type !== POP;) {
+        const v = skipNode(events, k);
+        const ke = events[k]!;
+        if (ke.type === SCALAR && getScalarValue(text, ke) === segment) {
+          key = k;
+          child = v;
+          break;
+        }
+        k = skipNode(events, v);
+      }
+      if (child === -1) return { node, key, complete: false };
+      node = child;
+    } else if (e?.type === SEQUENCE) {
+      const wanted = /^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : -1;
+      let child = -1;
+      for (let k = node + 1, i = 0; k < events.length && events[k]!.type !== POP; i++) {
+        if (i === wanted) {
+          child = k;
+          break;
+        }
+        k = skipNode(events, k);
+      }
+      if (child === -1) return { node, key, complete: false };
+      key = -1;
+      node = child;
+    } else {
+      return { node, key, complete: false };
+    }
+  }
+  return { node, key, complete: true };
+}
+
+function isBlockScalar(e: Event | undefined): boolean {
+  return (
+    e?.type === SCALAR &&
+    (e.style === SCALAR_STYLE.LITERAL_BLOCK || e.style === SCALAR_STYLE.FOLDED_BLOCK)
+  );
+}
+
+/** Scalars whose place the events do not give as the yaml package does: empty and block ones. */
+function needsTree(e: Event | undefined): boolean {
+  return e?.type === SCALAR && (e.valueStart === -1 || isBlockScalar(e));
+}
+
+/**
+ * A literal block's lines map one to one to its text: they start on the line after the header,
+ * at the indentation of the first line that is not blank.
+ */
+function literalOrigin(file: FileEvents, node: ScalarEvent): ScalarOrigin {
+  const rest = file.text.slice(node.valueStart, node.valueEnd + 1);
+  const indent = /^(?:[ \t]*\r?\n)*( *)/.exec(rest)?.[1]?.length ?? 0;
+  return { line: file.position(node.valueStart).line, column: indent + 1, lines: true };
+}
+
+function eventDocument(
+  file: FileEvents,
+  index: number,
+  start: Position,
+  range: readonly [number, number],
+): ParsedDocument {
+  // The rare lookups the events cannot answer exactly go to the yaml package's tree of this
+  // document (from the start of its first line, so that indentation is kept).
+  let tree: ReturnType<typeof treeLocator> | undefined;
+  const exact = () => {
+    const lineStart = file.text.lastIndexOf("\n", range[0] - 1) + 1;
+    tree ??= treeLocator(file.text, (o) => file.position(o), [lineStart, range[1]], start);
+    return tree;
+  };
+  const locate = (pointer: string, target: LocateTarget = "value"): Position => {
+    const { events, root } = file.get(index);
+    const found = walkEvents(file.text, events, root, pointer);
+    const leaf = events[found.node]?.type === SCALAR;
+    const at = found.key !== -1 && (target === "key" || !found.complete || !leaf);
+    const chosen = events[at ? found.key : found.node];
+    if (chosen === undefined) return start;
+    if (needsTree(chosen)) return exact().locate(pointer, target);
+    return file.position(nodeStart(chosen));
+  };
+  const scalarOrigin = (pointer: string): ScalarOrigin | undefined => {
+    const { events, root } = file.get(index);
+    const found = walkEvents(file.text, events, root, pointer);
+    const node = events[found.node];
+    if (!found.complete || node?.type !== SCALAR) return undefined;
+    if (node.style === SCALAR_STYLE.LITERAL_BLOCK) return literalOrigin(file, node);
+    if (needsTree(node)) return exact().scalarOrigin(pointer);
+    return { ...file.position(nodeStart(node)), lines: false };
+  };
+  return {
+    index,
+    start,
+    range,
+    empty: false,
+    errors: [],
+    warnings: [],
+    locate,
+    scalarOrigin,
+    release: () => {
+      file.release();
+      tree?.release();
+    },
+  };
+}
