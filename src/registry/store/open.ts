@@ -1,5 +1,6 @@
 // Opens the store the `database` section describes: absent or `embedded` gives PGlite (in
-// memory, or in embedded.dataDir); connection fields give PostgreSQL with two users.
+// memory, or in embedded.dataDir); connection fields give PostgreSQL with two users, who log in
+// with passwords or, with dynamicAuth.awsRdsIam, with RDS IAM tokens made per connection.
 import { isAbsolute, resolve } from "node:path";
 import { McpfleetError } from "../../errors.js";
 import { parseDuration } from "../config/duration.js";
@@ -7,7 +8,8 @@ import { resolvePassword } from "../config/secrets.js";
 import type { DatabaseConfig } from "../config/types.js";
 import type { Db } from "./db.js";
 import { PgliteDb } from "./pglite.js";
-import { PostgresDb } from "./postgres.js";
+import { PostgresDb, type PasswordSource } from "./postgres.js";
+import { rdsIamPassword, resolveRdsIamRegion } from "./rds-iam.js";
 import { Store } from "./store.js";
 
 export const DEFAULT_MAX_META_SIZE = 262_144;
@@ -23,43 +25,55 @@ export async function openDb(
       dir === undefined ? undefined : isAbsolute(dir) ? dir : resolve(baseDir, dir),
     );
   }
-  if (cfg.dynamicAuth !== undefined) {
-    throw new McpfleetError(
-      "ERR_REGISTRY_CONFIG",
-      "database.dynamicAuth (AWS RDS IAM) is not supported by this server yet; use password files or pgpass",
-    );
-  }
   const host = cfg.host ?? "postgres";
   const port = cfg.port ?? 5432;
   const database = cfg.database ?? "registry";
   const user = cfg.user ?? "db_app";
   const migrationUser = cfg.migrationUser ?? "db_migrator";
-  const rel = (p: string | undefined): string | undefined =>
-    p === undefined ? undefined : isAbsolute(p) ? p : resolve(baseDir, p);
-  const password = resolvePassword(
-    {
-      file: rel(cfg.passwordFile),
-      env: ["MCPFLEET_DB_PASSWORD", "PGPASSWORD"],
-      clearText: cfg.password,
-      host,
-      port,
-      database,
-      user,
-    },
-    env,
-  );
-  const migrationPassword = resolvePassword(
-    {
-      file: rel(cfg.migrationPasswordFile),
-      env: ["MCPFLEET_DB_MIGRATION_PASSWORD"],
-      clearText: cfg.migrationPassword,
-      host,
-      port,
-      database,
-      user: migrationUser,
-    },
-    env,
-  );
+  const sslMode = cfg.sslMode ?? "prefer";
+  let password: PasswordSource | undefined;
+  let migrationPassword: PasswordSource | undefined;
+  const iam = cfg.dynamicAuth?.awsRdsIam;
+  if (cfg.dynamicAuth !== undefined && iam === undefined) {
+    throw new McpfleetError(
+      "ERR_REGISTRY_CONFIG",
+      "database.dynamicAuth names no method: set database.dynamicAuth.awsRdsIam.region, or " +
+        "remove database.dynamicAuth to use passwords",
+    );
+  }
+  if (iam !== undefined) {
+    checkRdsIamConfig(cfg);
+    const region = await resolveRdsIamRegion(iam.region, env);
+    password = rdsIamPassword({ host, port, user, region });
+    migrationPassword = rdsIamPassword({ host, port, user: migrationUser, region });
+  } else {
+    const rel = (p: string | undefined): string | undefined =>
+      p === undefined ? undefined : isAbsolute(p) ? p : resolve(baseDir, p);
+    password = resolvePassword(
+      {
+        file: rel(cfg.passwordFile),
+        env: ["MCPFLEET_DB_PASSWORD", "PGPASSWORD"],
+        clearText: cfg.password,
+        host,
+        port,
+        database,
+        user,
+      },
+      env,
+    );
+    migrationPassword = resolvePassword(
+      {
+        file: rel(cfg.migrationPasswordFile),
+        env: ["MCPFLEET_DB_MIGRATION_PASSWORD"],
+        clearText: cfg.migrationPassword,
+        host,
+        port,
+        database,
+        user: migrationUser,
+      },
+      env,
+    );
+  }
   return new PostgresDb({
     host,
     port,
@@ -68,11 +82,36 @@ export async function openDb(
     password,
     migrationUser,
     migrationPassword,
-    sslMode: cfg.sslMode ?? "prefer",
+    sslMode,
+    rdsIam: iam !== undefined,
     maxOpenConns: cfg.maxOpenConns ?? 10,
     maxIdleConns: cfg.maxIdleConns ?? 2,
     connMaxLifetimeMs: parseDuration(cfg.connMaxLifetime ?? "30m"),
   });
+}
+
+/**
+ * What dynamicAuth cannot be combined with: plain-text connections (RDS accepts IAM logins only
+ * over TLS, and a token is a bearer credential for 15 minutes) and stored passwords.
+ */
+function checkRdsIamConfig(cfg: DatabaseConfig): void {
+  if (cfg.sslMode === "disable") {
+    throw new McpfleetError(
+      "ERR_REGISTRY_CONFIG",
+      "database.sslMode is disable, but database.dynamicAuth.awsRdsIam sends RDS IAM tokens, " +
+        "which RDS accepts only over TLS: use require, verify-ca or verify-full (or leave " +
+        "sslMode out)",
+    );
+  }
+  for (const key of ["passwordFile", "migrationPasswordFile", "password", "migrationPassword"]) {
+    if (cfg[key as keyof DatabaseConfig] !== undefined) {
+      throw new McpfleetError(
+        "ERR_REGISTRY_CONFIG",
+        `database.${key} cannot be combined with database.dynamicAuth.awsRdsIam: the users log ` +
+          "in with RDS IAM tokens",
+      );
+    }
+  }
 }
 
 export async function openStore(

@@ -1,36 +1,77 @@
 // The production store: PostgreSQL through `pg`, with two users. Migrations run as the
 // migration user (under an advisory lock, so replicas starting together do not race); the
 // application user then gets only what it needs: use of the schema and read/write of rows.
+// With RDS IAM authentication the passwords are functions returning a fresh token per connection.
 import pg from "pg";
+import { McpfleetError } from "../../errors.js";
 import type { Db, Queryable, QueryResult } from "./db.js";
 import { applyMigrations, MIGRATION_LOCK_ID } from "./migrate.js";
+
+/** A password, or a function `pg` calls for each new connection (short-lived tokens). */
+export type PasswordSource = string | (() => Promise<string>);
 
 export interface PostgresOptions {
   host: string;
   port: number;
   database: string;
   user: string;
-  password?: string;
+  password?: PasswordSource;
   migrationUser: string;
-  migrationPassword?: string;
+  migrationPassword?: PasswordSource;
   sslMode?: string;
+  /**
+   * The passwords are RDS IAM tokens: bearer credentials RDS accepts only over TLS, so `allow`
+   * and `prefer` connect with TLS too (`disable` is refused), and logins the server refuses are
+   * explained as refused tokens.
+   */
+  rdsIam?: boolean;
   maxOpenConns?: number;
   maxIdleConns?: number;
   /** Milliseconds a connection is reused at most. */
   connMaxLifetimeMs?: number;
 }
 
-function ssl(mode: string | undefined): pg.ClientConfig["ssl"] {
+function ssl(mode: string | undefined, tlsOnly: boolean): pg.ClientConfig["ssl"] {
   switch (mode) {
-    case undefined:
     case "disable":
+      if (tlsOnly) throw new Error("sslMode disable cannot carry RDS IAM tokens");
+      return false;
+    case undefined:
     case "allow":
     case "prefer":
-      return false;
+      // `pg` cannot fall back between TLS and plain text as libpq does: it uses one of them.
+      return tlsOnly ? { rejectUnauthorized: false } : false;
     case "require":
       return { rejectUnauthorized: false };
     default:
       return { rejectUnauthorized: true };
+  }
+}
+
+/** SQLSTATEs of a refused login: invalid_password, invalid_authorization_specification. */
+const LOGIN_REFUSED = new Set(["28P01", "28000"]);
+
+type ConnectCallback = Parameters<pg.Client["connect"]>[0] & object;
+
+/**
+ * A client that closes its socket when it fails to log in: when the password function fails,
+ * `pg` leaves the socket open and the server keeps a backend waiting for the password until its
+ * authentication_timeout, one per attempt.
+ */
+class ClosingClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.Client> | void {
+    if (callback === undefined) {
+      return super.connect().catch((err: unknown) => {
+        this.end().catch(() => undefined);
+        throw err;
+      });
+    }
+    super.connect((err: Error | null) => {
+      if (err !== null && err !== undefined) this.end().catch(() => undefined);
+      (callback as (err: Error | null) => void)(err);
+    });
   }
 }
 
@@ -49,7 +90,8 @@ export class PostgresDb implements Db {
       database: opts.database,
       user: opts.user,
       password: opts.password,
-      ssl: ssl(opts.sslMode),
+      ssl: ssl(opts.sslMode, opts.rdsIam === true),
+      Client: ClosingClient,
       max: opts.maxOpenConns ?? 10,
       min: 0,
       idleTimeoutMillis: 30_000,
@@ -59,13 +101,39 @@ export class PostgresDb implements Db {
     this.pool.on("error", () => undefined);
   }
 
+  /** A refused login with an RDS IAM token says so; every other error is returned as it is. */
+  private explain(err: unknown, user: string): unknown {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (this.opts.rdsIam !== true || typeof code !== "string" || !LOGIN_REFUSED.has(code)) {
+      return err;
+    }
+    return new McpfleetError(
+      "ERR_STORE_UNAVAILABLE",
+      `PostgreSQL at ${this.opts.host}:${this.opts.port} refused the RDS IAM token of user ` +
+        `"${user}": ${(err as Error).message} (this needs IAM database authentication enabled ` +
+        `on the instance, the rds_iam role granted to the user and rds-db:connect allowed to ` +
+        `the AWS identity for it)`,
+      { cause: err },
+    );
+  }
+
   async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-    const r = await this.pool.query(sql, params);
+    let r: pg.QueryResult;
+    try {
+      r = await this.pool.query(sql, params);
+    } catch (err) {
+      throw this.explain(err, this.opts.user);
+    }
     return { rows: r.rows as T[] };
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.explain(err, this.opts.user);
+    }
     try {
       await client.query("BEGIN");
       const result = await fn({
@@ -85,15 +153,19 @@ export class PostgresDb implements Db {
   }
 
   async migrate(): Promise<void> {
-    const client = new pg.Client({
+    const client = new ClosingClient({
       host: this.opts.host,
       port: this.opts.port,
       database: this.opts.database,
       user: this.opts.migrationUser,
       password: this.opts.migrationPassword,
-      ssl: ssl(this.opts.sslMode),
+      ssl: ssl(this.opts.sslMode, this.opts.rdsIam === true),
     });
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (err) {
+      throw this.explain(err, this.opts.migrationUser);
+    }
     try {
       const conn: Queryable = {
         query: async <R>(sql: string, params?: unknown[]) => {
