@@ -47,10 +47,22 @@ const SCHEMA = CORE_SCHEMA.withTags(STRING_KEYED_MAP);
 
 const { DOCUMENT, SEQUENCE, MAPPING, SCALAR, POP } = EVENT_ID;
 
-/** A file's events, parsed again on demand once every document has released them. */
+/** Events to walk: of `text`, which starts at offset `base` of the file. */
+interface EventView {
+  text: string;
+  base: number;
+  events: Event[];
+  root: number;
+  /** True for the file's shared events; false for a document's own, parsed again. */
+  shared: boolean;
+}
+
+/**
+ * A file's events, shared by its documents until each has released them; after that a lookup
+ * parses the text of its own document again (errors of the reference level come late).
+ */
 class FileEvents {
   private events: Event[] | undefined;
-  private roots: number[] | undefined;
   private lines: LineIndex | undefined;
   private held: number;
 
@@ -58,22 +70,23 @@ class FileEvents {
   constructor(
     readonly text: string,
     events: Event[],
-    roots: number[],
+    private readonly roots: readonly number[],
     held: number,
   ) {
     this.events = events;
-    this.roots = roots;
     this.held = held;
   }
 
-  /** The events and the index of document `index`'s root event. */
-  get(index: number): { events: Event[]; root: number } {
-    if (this.events === undefined || this.roots === undefined) {
-      this.events = parseEvents(this.text, {});
-      this.roots = documentRoots(this.events);
-      this.held = 0;
+  /** The events of document `index`, whose text is `range` of the file's. */
+  view(index: number, range: readonly [number, number]): EventView {
+    if (this.events !== undefined) {
+      const root = this.roots[index] ?? -1;
+      return { text: this.text, base: 0, events: this.events, root, shared: true };
     }
-    return { events: this.events, root: this.roots[index] ?? -1 };
+    // From the start of the document's first line, so that its indentation is kept.
+    const base = this.text.lastIndexOf("\n", range[0] - 1) + 1;
+    const text = this.text.slice(base, range[1]);
+    return { text, base, events: parseEvents(text, {}), root: 1, shared: false };
   }
 
   position(offset: number): Position {
@@ -82,10 +95,7 @@ class FileEvents {
   }
 
   release(): void {
-    if (--this.held <= 0) {
-      this.events = undefined;
-      this.roots = undefined;
-    }
+    if (--this.held <= 0) this.events = undefined;
   }
 }
 
@@ -312,10 +322,10 @@ function needsTree(e: Event | undefined): boolean {
  * A literal block's lines map one to one to its text: they start on the line after the header,
  * at the indentation of the first line that is not blank.
  */
-function literalOrigin(file: FileEvents, node: ScalarEvent): ScalarOrigin {
-  const rest = file.text.slice(node.valueStart, node.valueEnd + 1);
+function literalOrigin(file: FileEvents, view: EventView, node: ScalarEvent): ScalarOrigin {
+  const rest = view.text.slice(node.valueStart, node.valueEnd + 1);
   const indent = /^(?:[ \t]*\r?\n)*( *)/.exec(rest)?.[1]?.length ?? 0;
-  return { line: file.position(node.valueStart).line, column: indent + 1, lines: true };
+  return { line: file.position(view.base + node.valueStart).line, column: indent + 1, lines: true };
 }
 
 function eventDocument(
@@ -324,6 +334,14 @@ function eventDocument(
   start: Position,
   range: readonly [number, number],
 ): ParsedDocument {
+  // Once the file's events are released, this document's own, parsed again on first use.
+  let own: EventView | undefined;
+  const view = (): EventView => {
+    if (own !== undefined) return own;
+    const v = file.view(index, range);
+    if (!v.shared) own = v;
+    return v;
+  };
   // The rare lookups the events cannot answer exactly go to the yaml package's tree of this
   // document (from the start of its first line, so that indentation is kept).
   let tree: ReturnType<typeof treeLocator> | undefined;
@@ -333,23 +351,23 @@ function eventDocument(
     return tree;
   };
   const locate = (pointer: string, target: LocateTarget = "value"): Position => {
-    const { events, root } = file.get(index);
-    const found = walkEvents(file.text, events, root, pointer);
-    const leaf = events[found.node]?.type === SCALAR;
+    const v = view();
+    const found = walkEvents(v.text, v.events, v.root, pointer);
+    const leaf = v.events[found.node]?.type === SCALAR;
     const at = found.key !== -1 && (target === "key" || !found.complete || !leaf);
-    const chosen = events[at ? found.key : found.node];
+    const chosen = v.events[at ? found.key : found.node];
     if (chosen === undefined) return start;
     if (needsTree(chosen)) return exact().locate(pointer, target);
-    return file.position(nodeStart(chosen));
+    return file.position(v.base + nodeStart(chosen));
   };
   const scalarOrigin = (pointer: string): ScalarOrigin | undefined => {
-    const { events, root } = file.get(index);
-    const found = walkEvents(file.text, events, root, pointer);
-    const node = events[found.node];
+    const v = view();
+    const found = walkEvents(v.text, v.events, v.root, pointer);
+    const node = v.events[found.node];
     if (!found.complete || node?.type !== SCALAR) return undefined;
-    if (node.style === SCALAR_STYLE.LITERAL_BLOCK) return literalOrigin(file, node);
+    if (node.style === SCALAR_STYLE.LITERAL_BLOCK) return literalOrigin(file, v, node);
     if (needsTree(node)) return exact().scalarOrigin(pointer);
-    return { ...file.position(nodeStart(node)), lines: false };
+    return { ...file.position(v.base + nodeStart(node)), lines: false };
   };
   return {
     index,
@@ -363,6 +381,7 @@ function eventDocument(
     release: () => {
       file.release();
       tree?.release();
+      own = undefined;
     },
   };
 }
