@@ -23,7 +23,6 @@ import {
   type ParseLimits,
   type Position,
   type ScalarOrigin,
-  normalise,
   splitPointer,
 } from "./yaml-model.js";
 
@@ -150,7 +149,9 @@ export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocume
   let events: Event[];
   let values: unknown[];
   try {
-    events = parseEvents(text, { maxDepth: limits.maxDepth + 1 });
+    // Stricter than the depth check of yaml-tree.ts (a document nesting exactly maxDepth levels
+    // goes there), so a document read here needs no check of its own.
+    events = parseEvents(text, { maxDepth: limits.maxDepth });
     if (!plainEvents(events)) return undefined;
     values = constructFromEvents(events, { source: text, schema: SCHEMA, maxAliases: 0 });
   } catch {
@@ -169,21 +170,8 @@ export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocume
     const range = ranges[index]!;
     const doc = eventDocument(file, index, file.position(range[0]), range);
     const value = values[index];
-    if (value === null || value === undefined) {
-      doc.empty = true;
-    } else {
-      const tooDeep = normalise(value, limits.maxDepth);
-      if (tooDeep !== undefined) {
-        doc.errors.push({
-          path: tooDeep,
-          ...doc.locate(tooDeep),
-          message: `document nests deeper than ${limits.maxDepth} levels`,
-          level: "parse",
-        });
-      } else {
-        doc.value = value;
-      }
-    }
+    if (value === null || value === undefined) doc.empty = true;
+    else doc.value = value;
     docs.push(doc);
   }
   return docs;
@@ -322,9 +310,16 @@ function needsTree(e: Event | undefined): boolean {
  * A literal block's lines map one to one to its text: they start on the line after the header,
  * at the indentation of the first line that is not blank.
  */
-function literalOrigin(file: FileEvents, view: EventView, node: ScalarEvent): ScalarOrigin {
+function literalOrigin(
+  file: FileEvents,
+  view: EventView,
+  node: ScalarEvent,
+): ScalarOrigin | undefined {
   const rest = view.text.slice(node.valueStart, node.valueEnd + 1);
-  const indent = /^(?:[ \t]*\r?\n)*( *)/.exec(rest)?.[1]?.length ?? 0;
+  const first = /^(?:[ \t]*\r?\n)*( *)\S/.exec(rest);
+  // A block of blank lines only: where it ends is counted differently; the tree decides.
+  if (first === null) return undefined;
+  const indent = first[1]?.length ?? 0;
   return { line: file.position(view.base + node.valueStart).line, column: indent + 1, lines: true };
 }
 
@@ -365,7 +360,9 @@ function eventDocument(
     const found = walkEvents(v.text, v.events, v.root, pointer);
     const node = v.events[found.node];
     if (!found.complete || node?.type !== SCALAR) return undefined;
-    if (node.style === SCALAR_STYLE.LITERAL_BLOCK) return literalOrigin(file, v, node);
+    const literal =
+      node.style === SCALAR_STYLE.LITERAL_BLOCK ? literalOrigin(file, v, node) : undefined;
+    if (literal !== undefined) return literal;
     if (needsTree(node)) return exact().scalarOrigin(pointer);
     return { ...file.position(v.base + nodeStart(node)), lines: false };
   };

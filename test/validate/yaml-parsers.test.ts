@@ -111,6 +111,13 @@ describe("the fast reader reads files exactly as the yaml package does", () => {
     expect(sameReading(text)).toBe(true);
   });
 
+  it("nesting: taken up to the depth limit, left to the yaml package from it on", () => {
+    const nested = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}\n`;
+    expect(sameReading(nested(63))).toBe(true);
+    for (const n of [64, 65, 200]) expect(parseWithEvents(nested(n), LIMITS)).toBeUndefined();
+    expect(parseWithTree(nested(65), LIMITS)[0]?.errors[0]?.message).toMatch(/nests deeper/);
+  });
+
   it("files it must leave to the yaml package: it declines them", () => {
     const declined = [
       "a: &x 1\nb: *x\n", // anchors and aliases
