@@ -46,10 +46,13 @@ export function toCelValue(value: unknown, cache?: CelValueCache): unknown {
   if (known !== undefined) return known;
   let out: unknown;
   if (Array.isArray(value)) {
-    out = value.map((v: unknown) => toCelValue(v, cache));
+    const items: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = toCelValue(value[i], cache);
+    out = items;
   } else {
+    const fields = value as Record<string, unknown>;
     const obj: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) obj[k] = toCelValue(v, cache);
+    for (const k of Object.keys(fields)) obj[k] = toCelValue(fields[k], cache);
     out = obj;
   }
   cache?.set(value, out);

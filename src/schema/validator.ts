@@ -266,11 +266,18 @@ function toIssue(error: ErrorObject): SchemaIssue {
   }
 }
 
+/** A copy without null fields (every document passes here: no per-entry arrays). */
 function dropNullFields(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropNullFields);
   if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    const items: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) items[i] = dropNullFields(value[i]);
+    return items;
+  }
+  const fields = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
+  for (const key of Object.keys(fields)) {
+    const field = fields[key];
     if (field !== null) out[key] = dropNullFields(field);
   }
   return out;

@@ -73,6 +73,8 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 export function escapePointer(segment: string): string {
+  // Most segments need no escape; the reference level escapes every step it walks.
+  if (!segment.includes("~") && !segment.includes("/")) return segment;
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 

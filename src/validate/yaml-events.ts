@@ -15,6 +15,7 @@ import {
   getScalarValue,
   parseEvents,
 } from "js-yaml";
+import type { Issue } from "./types.js";
 import { treeLocator } from "./yaml-tree.js";
 import {
   LineIndex,
@@ -168,7 +169,7 @@ export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocume
   const docs: ParsedDocument[] = [];
   for (let index = 0; index < roots.length; index++) {
     const range = ranges[index]!;
-    const doc = eventDocument(file, index, file.position(range[0]), range);
+    const doc = new EventDocument(file, index, file.position(range[0]), range);
     const value = values[index];
     if (value === null || value === undefined) doc.empty = true;
     else doc.value = value;
@@ -198,7 +199,7 @@ export function eventsDocument(
   const root = roots[index];
   if (root === undefined) return undefined;
   const file = new FileEvents(text, events, roots, 1);
-  return eventDocument(file, index, start, documentRanges(text, events, roots)[index]!);
+  return new EventDocument(file, index, start, documentRanges(text, events, roots)[index]!);
 }
 
 /**
@@ -323,62 +324,68 @@ function literalOrigin(
   return { line: file.position(view.base + node.valueStart).line, column: indent + 1, lines: true };
 }
 
-function eventDocument(
-  file: FileEvents,
-  index: number,
-  start: Position,
-  range: readonly [number, number],
-): ParsedDocument {
-  // Once the file's events are released, this document's own, parsed again on first use.
-  let own: EventView | undefined;
-  const view = (): EventView => {
-    if (own !== undefined) return own;
-    const v = file.view(index, range);
-    if (!v.shared) own = v;
+/** A document read from a file's events (one class, not closures per document: files hold many). */
+class EventDocument implements ParsedDocument {
+  empty = false;
+  value?: unknown;
+  readonly errors: Issue[] = [];
+  readonly warnings: Issue[] = [];
+  /** Once the file's events are released, this document's own, parsed again on first use. */
+  private own: EventView | undefined;
+  /** The yaml package's tree of this document, for the rare lookups events cannot answer. */
+  private tree: ReturnType<typeof treeLocator> | undefined;
+
+  constructor(
+    private readonly file: FileEvents,
+    readonly index: number,
+    readonly start: Position,
+    readonly range: readonly [number, number],
+  ) {}
+
+  private view(): EventView {
+    if (this.own !== undefined) return this.own;
+    const v = this.file.view(this.index, this.range);
+    if (!v.shared) this.own = v;
     return v;
-  };
-  // The rare lookups the events cannot answer exactly go to the yaml package's tree of this
-  // document (from the start of its first line, so that indentation is kept).
-  let tree: ReturnType<typeof treeLocator> | undefined;
-  const exact = () => {
-    const lineStart = file.text.lastIndexOf("\n", range[0] - 1) + 1;
-    tree ??= treeLocator(file.text, (o) => file.position(o), [lineStart, range[1]], start);
-    return tree;
-  };
-  const locate = (pointer: string, target: LocateTarget = "value"): Position => {
-    const v = view();
+  }
+
+  private exact(): ReturnType<typeof treeLocator> {
+    if (this.tree === undefined) {
+      // From the start of the document's first line, so that its indentation is kept.
+      const text = this.file.text;
+      const lineStart = text.lastIndexOf("\n", this.range[0] - 1) + 1;
+      const position = (offset: number) => this.file.position(offset);
+      this.tree = treeLocator(text, position, [lineStart, this.range[1]], this.start);
+    }
+    return this.tree;
+  }
+
+  locate(pointer: string, target: LocateTarget = "value"): Position {
+    const v = this.view();
     const found = walkEvents(v.text, v.events, v.root, pointer);
     const leaf = v.events[found.node]?.type === SCALAR;
     const at = found.key !== -1 && (target === "key" || !found.complete || !leaf);
     const chosen = v.events[at ? found.key : found.node];
-    if (chosen === undefined) return start;
-    if (needsTree(chosen)) return exact().locate(pointer, target);
-    return file.position(v.base + nodeStart(chosen));
-  };
-  const scalarOrigin = (pointer: string): ScalarOrigin | undefined => {
-    const v = view();
+    if (chosen === undefined) return this.start;
+    if (needsTree(chosen)) return this.exact().locate(pointer, target);
+    return this.file.position(v.base + nodeStart(chosen));
+  }
+
+  scalarOrigin(pointer: string): ScalarOrigin | undefined {
+    const v = this.view();
     const found = walkEvents(v.text, v.events, v.root, pointer);
     const node = v.events[found.node];
     if (!found.complete || node?.type !== SCALAR) return undefined;
     const literal =
-      node.style === SCALAR_STYLE.LITERAL_BLOCK ? literalOrigin(file, v, node) : undefined;
+      node.style === SCALAR_STYLE.LITERAL_BLOCK ? literalOrigin(this.file, v, node) : undefined;
     if (literal !== undefined) return literal;
-    if (needsTree(node)) return exact().scalarOrigin(pointer);
-    return { ...file.position(v.base + nodeStart(node)), lines: false };
-  };
-  return {
-    index,
-    start,
-    range,
-    empty: false,
-    errors: [],
-    warnings: [],
-    locate,
-    scalarOrigin,
-    release: () => {
-      file.release();
-      tree?.release();
-      own = undefined;
-    },
-  };
+    if (needsTree(node)) return this.exact().scalarOrigin(pointer);
+    return { ...this.file.position(v.base + nodeStart(node)), lines: false };
+  }
+
+  release(): void {
+    this.file.release();
+    this.tree?.release();
+    this.own = undefined;
+  }
 }
