@@ -107,31 +107,16 @@ function duplicateListEntries(
   return errors;
 }
 
-/** An ajv that only fills in defaults: every extension keyword is an annotation here. */
-function newDefaultingAjv(): Ajv2020 {
-  // The same schemas are checked against the meta-schema by the validating ajv: not again here.
-  const ajv = new Ajv2020({
-    useDefaults: true,
-    strict: false,
-    validateFormats: false,
-    meta: false,
-    validateSchema: false,
-    code: { optimize: false },
-  });
-  for (const keyword of [
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-list-type",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-map-type",
-    "x-kubernetes-embedded-resource",
-    "x-kubernetes-int-or-string",
-    "x-kubernetes-validations",
-    "x-mcpfleet-crd",
-  ]) {
-    ajv.addKeyword({ keyword });
-  }
-  return ajv;
-}
+const ROOT_DEFAULT = "strict mode: default is ignored in the schema root";
+const STRICT_LOGGER = {
+  log: () => undefined,
+  warn: (message: unknown) => {
+    if (message !== ROOT_DEFAULT) throw new Error(String(message));
+  },
+  error: (message: unknown) => {
+    throw new Error(String(message));
+  },
+};
 
 /**
  * `celCache()` is the conversion cache of the validation under way (see CelValueCache);
@@ -140,8 +125,16 @@ function newDefaultingAjv(): Ajv2020 {
 function newAjv(celCache: () => CelValueCache | undefined, checked: boolean): Ajv2020 {
   const ajv = new Ajv2020({
     ...(checked ? { meta: false, validateSchema: false } : {}),
+    // Defaults are filled in as each object is validated, before its keywords run; the CEL and
+    // list-type keywords are `post`, so they see the object with every default below it, as
+    // on the API server, which defaults a whole object before it validates.
+    useDefaults: true,
     allErrors: true,
     strict: true,
+    // Strict-mode findings are errors, except a default at the root of a schema compiled on its
+    // own (a `$defs` entry's property, as tests do): it simply has nothing to fill in there.
+    strictSchema: "log",
+    logger: STRICT_LOGGER,
     strictTypes: false,
     strictRequired: false,
     allowUnionTypes: true,
@@ -167,6 +160,7 @@ function newAjv(celCache: () => CelValueCache | undefined, checked: boolean): Aj
   ajv.addKeyword({
     keyword: "x-kubernetes-list-type",
     schemaType: "string",
+    post: true,
     errors: true,
     validate: function listType(
       type: string,
@@ -182,6 +176,7 @@ function newAjv(celCache: () => CelValueCache | undefined, checked: boolean): Aj
   ajv.addKeyword({
     keyword: CEL_KEYWORD,
     schemaType: "array",
+    post: true,
     errors: true,
     validate: function celValidate(
       this: unknown,
@@ -297,29 +292,12 @@ export class SchemaSet {
   private celCache: CelValueCache | undefined;
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
-  private readonly defaulter = newDefaultingAjv();
-  private readonly defaulters = new Map<string, ValidateFunction>();
 
   constructor(readonly files: readonly SchemaFile[]) {
     this.ajv = newAjv(() => this.celCache, isCheckedSnapshot(files));
     for (const file of files) {
       this.ajv.addSchema(markUnknownFields(file.schema), file.id);
-      this.defaulter.addSchema(file.schema, file.id);
     }
-  }
-
-  /**
-   * Fills in schema defaults, in place, as the API server does before it validates: a CEL rule
-   * sees the defaulted object, so a default that a rule forbids is caught here as on a cluster.
-   */
-  private applyDefaults(ref: string, doc: unknown): void {
-    let fn = this.defaulters.get(ref);
-    if (fn === undefined) {
-      fn = this.defaulter.getSchema(ref);
-      if (fn === undefined) throw new Error(`no schema ${ref}`);
-      this.defaulters.set(ref, fn);
-    }
-    fn(doc);
   }
 
   /** The compiled validator of a schema `$id` (optionally with a `#/$defs/...` fragment). */
@@ -338,9 +316,12 @@ export class SchemaSet {
     return this.validateOwned(ref, structuredClone(doc));
   }
 
-  /** Validates a document this set may modify (it applies defaults to it). */
+  /**
+   * Validates a document this set may modify: schema defaults are filled in, in place, as the
+   * API server does before it validates (a CEL rule sees the defaulted object, so a default
+   * that a rule forbids is caught here as on a cluster).
+   */
   private validateOwned(ref: string, doc: unknown): SchemaIssue[] {
-    this.applyDefaults(ref, doc);
     const validate = this.validator(ref);
     // The document does not change while it is validated: CEL conversions can be shared.
     this.celCache = new WeakMap();
