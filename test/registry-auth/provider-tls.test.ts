@@ -1,6 +1,5 @@
 // The in-cluster provider setup: keys from an explicit jwksUrl over TLS with a private CA
 // (caCertPath), the key-set request authenticated with a token file (authTokenFile).
-import { execFileSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync } from "node:fs";
 import https from "node:https";
@@ -9,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { selfSignedCertificate } from "../support/tls.js";
 import { call, EXAMPLE_DATA, secretFile, startRegistry } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpfleet-tls-"));
@@ -19,29 +19,7 @@ let token: string;
 let jwksHits = 0;
 
 beforeAll(async () => {
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:P-256",
-      "-nodes",
-      "-keyout",
-      join(dir, "key.pem"),
-      "-out",
-      join(dir, "cert.pem"),
-      "-days",
-      "1",
-      "-subj",
-      "/CN=127.0.0.1",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-    ],
-    { stdio: "ignore" },
-  );
+  selfSignedCertificate(dir);
   const { publicKey, privateKey } = await generateKeyPair("ES256");
   const jwk = { ...(await exportJWK(publicKey)), kid: "sa-1", alg: "ES256", use: "sig" };
   server = https.createServer(

@@ -18,6 +18,7 @@ import type { RegistryServer } from "../../src/registry/server.js";
 import { openDb } from "../../src/registry/store/open.js";
 import { rdsIamPassword, resolveRdsIamRegion } from "../../src/registry/store/rds-iam.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
+import { selfSignedCertificate } from "../support/tls.js";
 import { startServer } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpfleet-rds-iam-"));
@@ -318,29 +319,7 @@ database:
     // RDS takes IAM logins only over TLS: give the test server a self-signed certificate.
     const tls = mkdtempSync(join(tmpdir(), "mcpfleet-pg-tls-"));
     chmodSync(tls, 0o755);
-    const key = join(tls, "key.pem");
-    const cert = join(tls, "cert.pem");
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-keyout",
-        key,
-        "-out",
-        cert,
-        "-days",
-        "2",
-        "-subj",
-        "/CN=127.0.0.1",
-      ],
-      { stdio: "pipe" },
-    );
+    const { key, cert } = selfSignedCertificate(tls);
     chmodSync(key, 0o600);
     if (process.getuid?.() === 0) {
       const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
@@ -425,18 +404,7 @@ database:
     });
     await new Promise<void>((r) => relay.listen(0, "127.0.0.1", r));
     const port = (relay.address() as AddressInfo).port;
-    const db = await openDb(
-      {
-        host: "127.0.0.1",
-        port,
-        database: "registry",
-        user: server.appUser,
-        migrationUser: server.migrationUser,
-        sslMode: "require",
-        dynamicAuth: { awsRdsIam: { region: "detect" } },
-      },
-      dir,
-    );
+    const db = await openDb(iamDatabase(server, "127.0.0.1", port), dir);
     try {
       for (let i = 0; i < 3; i++) {
         const err = await rejection(db.query(`SELECT 1`));
@@ -484,18 +452,7 @@ database:
     const t0 = Date.parse("2027-03-04T06:00:00Z");
     freeze(new Date(t0));
     await passwordsAreTokens([server.appUser, server.migrationUser]);
-    const db = await openDb(
-      {
-        host: server.host,
-        port: server.port,
-        database: "registry",
-        user: server.appUser,
-        migrationUser: server.migrationUser,
-        sslMode: "require",
-        dynamicAuth: { awsRdsIam: { region: "detect" } },
-      },
-      dir,
-    );
+    const db = await openDb(iamDatabase(server, server.host, server.port), dir);
     // Transactions that keep their connection until the end of the test.
     let open = (): void => undefined;
     const gate = new Promise<void>((r) => (open = r));
@@ -589,3 +546,16 @@ database:
     expect((await fetch(`${s.url}/readiness`)).status).toBe(200);
   });
 });
+
+/** The database section of a store that logs in to the test server with IAM tokens. */
+function iamDatabase(server: PostgresServer, host: string, port: number): DatabaseConfig {
+  return {
+    host,
+    port,
+    database: "registry",
+    user: server.appUser,
+    migrationUser: server.migrationUser,
+    sslMode: "require",
+    dynamicAuth: { awsRdsIam: { region: "detect" } },
+  };
+}
