@@ -3,8 +3,12 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, promises as fsp } from "node:fs";
 import * as fs from "node:fs";
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { isAbsolute, join, resolve } from "node:path";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { McpfleetError } from "../../errors.js";
@@ -14,6 +18,100 @@ import type { GitSourceConfig } from "../config/types.js";
 
 /** Largest registry file accepted from a file, URL or Git source. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+/** Largest page accepted from another registry's API (a page of 100 servers is ~100 KB). */
+export const MAX_PAGE_BYTES = 64 * 1024 * 1024;
+
+const MAX_REDIRECTS = 5;
+
+/** Headers not sent on to another origin when a redirect leaves the first one. */
+const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
+
+/**
+ * One GET over node:http(s), the body collected into one Buffer: redirects followed (at most
+ * five; credentials are not sent to another origin), a gzip, deflate or br body decoded, and
+ * more than `maxBytes` refused while reading. Used instead of fetch because fetch's web
+ * streams cost several times the body in short-lived objects and buffers, which a sync of
+ * thousands of pages turns into resident memory.
+ */
+export async function httpGet(
+  url: URL,
+  opts: { headers?: Record<string, string>; signal: AbortSignal; maxBytes: number },
+): Promise<Buffer> {
+  let headers: OutgoingHttpHeaders = { "accept-encoding": "gzip, deflate, br", ...opts.headers };
+  for (let hop = 0; ; hop++) {
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new Error(`unsupported protocol ${url.protocol}`);
+    }
+    const target = url;
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = (target.protocol === "https:" ? httpsRequest : httpRequest)(
+        target,
+        { headers, signal: opts.signal },
+        resolve,
+      );
+      req.once("error", reject);
+      req.end();
+    });
+    const status = res.statusCode ?? 0;
+    const location = res.headers.location;
+    if (status >= 300 && status < 400 && location !== undefined) {
+      res.resume();
+      if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+      const next = new URL(location, url);
+      if (next.origin !== url.origin) {
+        headers = Object.fromEntries(
+          Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k.toLowerCase())),
+        );
+      }
+      url = next;
+      continue;
+    }
+    if (status < 200 || status > 299) {
+      res.resume();
+      throw new Error(`HTTP ${status}`);
+    }
+    return readBody(res, opts.maxBytes);
+  }
+}
+
+async function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const tooLarge = (): Error => new Error(`larger than ${maxBytes} bytes`);
+  if (Number(res.headers["content-length"] ?? 0) > maxBytes) {
+    res.destroy();
+    throw tooLarge();
+  }
+  const encoding = (res.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+  let body: Readable = res;
+  if (encoding !== "identity" && encoding !== "") {
+    const decoder =
+      encoding === "gzip" || encoding === "x-gzip"
+        ? createGunzip()
+        : encoding === "deflate"
+          ? createInflate()
+          : encoding === "br"
+            ? createBrotliDecompress()
+            : undefined;
+    if (decoder === undefined) {
+      res.destroy();
+      throw new Error(`unsupported content-encoding ${encoding}`);
+    }
+    res.once("error", (err) => decoder.destroy(err));
+    body = res.pipe(decoder);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } finally {
+    if (size > maxBytes || !res.complete) res.destroy();
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+}
 
 export function resolvePath(baseDir: string, p: string): string {
   return isAbsolute(p) ? p : resolve(baseDir, p);
@@ -38,24 +136,17 @@ export async function fetchUrl(
   const timeoutMs = parseDuration(opts.timeout ?? "30s");
   const signals = [AbortSignal.timeout(timeoutMs)];
   if (opts.signal !== undefined) signals.push(opts.signal);
-  let res: Response;
   try {
-    res = await fetch(url, { headers: opts.headers, signal: AbortSignal.any(signals) });
+    return await httpGet(new URL(url), {
+      ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
+      signal: AbortSignal.any(signals),
+      maxBytes: MAX_FILE_BYTES,
+    });
   } catch (err) {
     throw new McpfleetError("ERR_SYNC_FAILED", `GET ${url}: ${(err as Error).message}`, {
       cause: err,
     });
   }
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new McpfleetError("ERR_SYNC_FAILED", `GET ${url}: HTTP ${res.status}`);
-  }
-  const len = Number(res.headers.get("content-length") ?? 0);
-  if (len > MAX_FILE_BYTES) {
-    await res.body?.cancel();
-    throw new McpfleetError("ERR_SYNC_FAILED", `GET ${url}: larger than ${MAX_FILE_BYTES} bytes`);
-  }
-  return Buffer.from(await res.arrayBuffer());
 }
 
 /**
@@ -147,22 +238,18 @@ export async function* fetchApiPages(
     if (cursor !== undefined) u.searchParams.set("cursor", cursor);
     const signals = [AbortSignal.timeout(opts.timeoutMs ?? 60_000)];
     if (opts.signal !== undefined) signals.push(opts.signal);
-    let res: Response;
+    let bytes: Buffer;
     try {
-      res = await fetch(u, {
+      bytes = await httpGet(u, {
         headers: { accept: "application/json" },
         signal: AbortSignal.any(signals),
+        maxBytes: MAX_PAGE_BYTES,
       });
     } catch (err) {
       throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: ${(err as Error).message}`, {
         cause: err,
       });
     }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: HTTP ${res.status}`);
-    }
-    const bytes = Buffer.from(await res.arrayBuffer());
     let body: { servers?: unknown; metadata?: { nextCursor?: unknown } };
     try {
       body = JSON.parse(bytes.toString("utf8")) as typeof body;

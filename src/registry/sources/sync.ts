@@ -7,7 +7,7 @@ import type { SourceConfig } from "../config/types.js";
 import type { ServerEntry } from "../formats/model.js";
 import { makeFilter, parseRegistryData } from "../formats/parse.js";
 import { convertUpstream } from "../formats/upstream.js";
-import type { Store } from "../store/store.js";
+import { StageRows, type Store } from "../store/store.js";
 import { KubeConfig as KubeConfigClass, type KubeConfig } from "@kubernetes/client-node";
 import { kubeNamespaces, listKubeEntries } from "./kubernetes.js";
 import { fetchApiPages, fetchFile, fetchGit, fetchUrl, resolvePath } from "./fetch.js";
@@ -107,6 +107,13 @@ async function syncFileLike(
   }
 }
 
+/**
+ * Entries an `api` sync gathers before writing them to the staging table. Each entry is turned
+ * into its row text as soon as its page is read, so the parsed page is garbage at once; the next
+ * pages are fetched while a batch is written, so at most two batches are alive.
+ */
+export const API_BATCH_SIZE = 250;
+
 async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promise<SyncOutcome> {
   const endpoint = cfg.api?.endpoint ?? "";
   const keep = makeFilter(cfg.filter);
@@ -114,7 +121,16 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
   const syncId = store.beginStaging();
   const problems: string[] = [];
   let filtered = 0;
-  let batch: ServerEntry[] = [];
+  let rows = new StageRows();
+  // The batch being written while the next pages are fetched.
+  let writing: Promise<void> | undefined;
+  const write = async (): Promise<void> => {
+    if (writing !== undefined) await writing;
+    writing = store.stageRows(syncId, rows);
+    // Observed by the next write() or the end of the sync; never left unhandled meanwhile.
+    writing.catch(() => undefined);
+    rows = new StageRows();
+  };
   try {
     for await (const page of fetchApiPages(endpoint, {
       ...(ctx.apiPageSize !== undefined ? { pageSize: ctx.apiPageSize } : {}),
@@ -126,18 +142,16 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
         if (typeof e === "string") {
           problems.push(e);
         } else if (keep(e)) {
-          batch.push(e);
+          if (cfg.claims !== undefined) e.claims = cfg.claims;
+          rows.add(e);
         } else {
           filtered++;
         }
       }
-      if (batch.length >= BATCH_SIZE) {
-        await stageAll(store, syncId, batch, cfg);
-        batch = [];
-      }
+      if (rows.count >= API_BATCH_SIZE) await write();
     }
-    await stageAll(store, syncId, batch, cfg);
-    batch = [];
+    if (rows.count > 0) await write();
+    if (writing !== undefined) await writing;
     const digest = hash.digest("hex");
     const prev = await store.getStatus(cfg.name);
     if (prev?.contentHash === digest) {
@@ -153,6 +167,8 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
     );
     return { outcome: "updated", entries: n, skipped: problems.length };
   } catch (err) {
+    // A write still in flight would otherwise land after the discard.
+    await writing?.catch(() => undefined);
     await store.discardStaging(syncId).catch(() => undefined);
     throw err;
   }

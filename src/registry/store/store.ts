@@ -69,10 +69,72 @@ function isoOpt(v: unknown): string | undefined {
   return v === null || v === undefined ? undefined : iso(v);
 }
 
-function digestOf(server: ServerJson, claims: Claims | undefined, status: string): string {
+/**
+ * An entry's content digest: sha256 of `JSON.stringify([server, claims ?? null, status])`,
+ * hashed from the server's JSON text the caller already has (the same bytes, no second copy).
+ */
+function digestOfJson(serverJson: string, claims: Claims | undefined, status: string): string {
   return createHash("sha256")
-    .update(JSON.stringify([server, claims ?? null, status]))
+    .update("[")
+    .update(serverJson)
+    .update(`,${JSON.stringify(claims ?? null)},${JSON.stringify(status)}]`)
     .digest("base64url");
+}
+
+const STAGE_COLUMNS = 7;
+
+/**
+ * Entries turned into staging rows as they come: each entry's columns as the text the INSERT
+ * binds (name, version, server JSON, search text, claims JSON, status, digest). A sync keeps
+ * these compact strings rather than the parsed documents while a batch waits to be written.
+ */
+export class StageRows {
+  /** STAGE_COLUMNS values per row. */
+  readonly columns: (string | null)[] = [];
+
+  get count(): number {
+    return this.columns.length / STAGE_COLUMNS;
+  }
+
+  add(e: ServerEntry): void {
+    const json = JSON.stringify(e.server);
+    this.columns.push(
+      e.name,
+      e.version,
+      json,
+      searchText(e.server),
+      e.claims === undefined ? null : JSON.stringify(e.claims),
+      e.status,
+      digestOfJson(json, e.claims, e.status),
+    );
+  }
+}
+
+/**
+ * Rows per staging INSERT. Each row is 7 bind parameters passed as they are (no array literal
+ * to build and escape on either side), so one statement's message stays around a megabyte.
+ */
+export const STAGE_ROWS = 500;
+
+const stageSqlCache = new Map<number, string>();
+
+/** `INSERT INTO entries_staging ... VALUES (...), ...` for `n` rows; $1 is the sync id. */
+function stageSql(n: number): string {
+  let sql = stageSqlCache.get(n);
+  if (sql === undefined) {
+    const rows: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const p = 2 + i * STAGE_COLUMNS;
+      rows.push(
+        `($1, $${p}, $${p + 1}, $${p + 2}::json, $${p + 3}, $${p + 4}::jsonb, $${p + 5}, $${p + 6})`,
+      );
+    }
+    sql = `INSERT INTO entries_staging (sync_id, name, version, server, search, claims, status, digest)
+       VALUES ${rows.join(", ")}
+       ON CONFLICT (sync_id, name, version) DO NOTHING`;
+    stageSqlCache.set(n, sql);
+  }
+  return sql;
 }
 
 /** Compares versions: semver when both are valid, else plain text order. */
@@ -381,26 +443,24 @@ export class Store {
     return randomUUID();
   }
 
-  async stageBatch(syncId: string, entries: ServerEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    const cols: unknown[][] = [[], [], [], [], [], [], []];
-    for (const e of entries) {
-      cols[0]?.push(e.name);
-      cols[1]?.push(e.version);
-      cols[2]?.push(JSON.stringify(e.server));
-      cols[3]?.push(searchText(e.server));
-      cols[4]?.push(e.claims === undefined ? null : JSON.stringify(e.claims));
-      cols[5]?.push(e.status);
-      cols[6]?.push(digestOf(e.server, e.claims, e.status));
+  /** Stages entries of a sync (see stageRows). */
+  async stageBatch(syncId: string, entries: readonly ServerEntry[]): Promise<void> {
+    const rows = new StageRows();
+    for (const e of entries) rows.add(e);
+    await this.stageRows(syncId, rows);
+  }
+
+  /**
+   * Writes staged rows of a sync, STAGE_ROWS rows per statement. A name and version staged
+   * twice keeps its first row.
+   */
+  async stageRows(syncId: string, rows: StageRows): Promise<void> {
+    const cols = rows.columns;
+    const step = STAGE_ROWS * STAGE_COLUMNS;
+    for (let i = 0; i < cols.length; i += step) {
+      const chunk = cols.length <= step ? cols : cols.slice(i, i + step);
+      await this.db.query(stageSql(chunk.length / STAGE_COLUMNS), [syncId, ...chunk]);
     }
-    await this.db.query(
-      `INSERT INTO entries_staging (sync_id, name, version, server, search, claims, status, digest)
-       SELECT $1, n, v, s::json, q, c::jsonb, st, d
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-         AS u(n, v, s, q, c, st, d)
-       ON CONFLICT (sync_id, name, version) DO NOTHING`,
-      [syncId, ...cols],
-    );
   }
 
   async discardStaging(syncId: string): Promise<void> {
@@ -417,13 +477,16 @@ export class Store {
     contentHash: string,
     message?: string,
   ): Promise<number> {
-    // Latest per name, semver-aware, marked in the staging rows chunk by chunk (names in
-    // order), so memory stays bounded however many entries the source has.
+    // Latest per name, semver-aware. A name staged with one version (the common case) is its
+    // own latest, which the swap below decides in SQL; only names with several versions are
+    // read here, 2,000 names at a time in name order, so memory stays bounded however many
+    // entries the source has, and only their latest rows are updated.
     let lastName = "";
     for (;;) {
       const pairs = await this.db.query<{ name: string; versions: string[] }>(
         `SELECT name, array_agg(version) AS versions FROM entries_staging
-         WHERE sync_id = $1 AND name > $2 GROUP BY name ORDER BY name LIMIT 2000`,
+         WHERE sync_id = $1 AND name > $2 GROUP BY name HAVING count(*) > 1
+         ORDER BY name LIMIT 2000`,
         [syncId, lastName],
       );
       if (pairs.rows.length === 0) break;
@@ -460,7 +523,8 @@ export class Store {
         `INSERT INTO entries (source, name, version, server, search, claims, status, digest,
            is_latest)
          SELECT $2, st.name, st.version, st.server, st.search, st.claims, st.status, st.digest,
-           st.is_latest
+           st.is_latest OR NOT EXISTS (SELECT 1 FROM entries_staging o
+             WHERE o.sync_id = $1 AND o.name = st.name AND o.version <> st.version)
          FROM entries_staging st WHERE st.sync_id = $1
          ON CONFLICT (source, name, version) DO UPDATE SET server = EXCLUDED.server,
            search = EXCLUDED.search, claims = EXCLUDED.claims, status = EXCLUDED.status,
@@ -522,6 +586,7 @@ export class Store {
       }
       const latest = latestVersion([...rows.map((p) => p.version), entry.version]);
       const isLatest = latest === entry.version;
+      const serverJson = JSON.stringify(entry.server);
       const r = await tx.query(
         `INSERT INTO entries (source, name, version, server, search, claims, status, digest,
            is_latest)
@@ -531,11 +596,11 @@ export class Store {
           source,
           entry.name,
           entry.version,
-          JSON.stringify(entry.server),
+          serverJson,
           searchText(entry.server),
           entry.claims === undefined ? null : JSON.stringify(entry.claims),
           entry.status,
-          digestOf(entry.server, entry.claims, entry.status),
+          digestOfJson(serverJson, entry.claims, entry.status),
           isLatest,
         ],
       );
