@@ -236,19 +236,26 @@ export async function* fetchApiPages(
     const u = new URL(`${base}/v0.1/servers`);
     u.searchParams.set("limit", String(opts.pageSize ?? 100));
     if (cursor !== undefined) u.searchParams.set("cursor", cursor);
-    const signals = [AbortSignal.timeout(opts.timeoutMs ?? 60_000)];
-    if (opts.signal !== undefined) signals.push(opts.signal);
+    // A timer per page, cleared when the page is read (AbortSignal.timeout would leave a
+    // pending 60 s timer, and the objects it holds, behind every page).
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error("timed out")), opts.timeoutMs ?? 60_000);
     let bytes: Buffer;
     try {
       bytes = await httpGet(u, {
         headers: { accept: "application/json" },
-        signal: AbortSignal.any(signals),
+        signal:
+          opts.signal === undefined
+            ? timeout.signal
+            : AbortSignal.any([timeout.signal, opts.signal]),
         maxBytes: MAX_PAGE_BYTES,
       });
     } catch (err) {
       throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: ${(err as Error).message}`, {
         cause: err,
       });
+    } finally {
+      clearTimeout(timer);
     }
     let body: { servers?: unknown; metadata?: { nextCursor?: unknown } };
     try {

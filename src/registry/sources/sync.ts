@@ -112,7 +112,7 @@ async function syncFileLike(
  * into its row text as soon as its page is read, so the parsed page is garbage at once; the next
  * pages are fetched while a batch is written, so at most two batches are alive.
  */
-export const API_BATCH_SIZE = 250;
+export const API_BATCH_SIZE = 100;
 
 async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promise<SyncOutcome> {
   const endpoint = cfg.api?.endpoint ?? "";
@@ -137,8 +137,11 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
       ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
     })) {
       hash.update(page.bytes);
-      for (const item of page.items) {
-        const e = convertUpstream(item);
+      const items = page.items;
+      for (let i = 0; i < items.length; i++) {
+        const e = convertUpstream(items[i]);
+        // The item's parsed tree is garbage from here on (a collection mid-page keeps less).
+        items[i] = undefined;
         if (typeof e === "string") {
           problems.push(e);
         } else if (keep(e)) {

@@ -4,13 +4,33 @@ import { PGlite } from "@electric-sql/pglite";
 import type { Db, Queryable, QueryResult } from "./db.js";
 import { applyMigrations } from "./migrate.js";
 
+/**
+ * Server settings for the embedded store. PGlite's default shared_buffers (160 MB) is
+ * allocated and zeroed in the WebAssembly heap when it opens, so it is resident whatever the
+ * catalog size; the registry's reads are answered from its own cache and a data directory sits
+ * in the OS page cache, so 16 MB is enough. The WAL is bounded (it lives in memory when there
+ * is no data directory, and a single-user server checkpoints only when it reaches
+ * max_wal_size).
+ */
+const START_SETTINGS = [
+  "-c",
+  "shared_buffers=16MB",
+  "-c",
+  "max_wal_size=64MB",
+  "-c",
+  "min_wal_size=32MB",
+];
+
 export class PgliteDb implements Db {
   readonly driver = "pglite" as const;
   private constructor(private readonly pg: PGlite) {}
 
   static async open(dataDir?: string): Promise<PgliteDb> {
     if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true });
-    const pg = await PGlite.create(dataDir !== undefined ? { dataDir } : {});
+    const pg = await PGlite.create({
+      ...(dataDir !== undefined ? { dataDir } : {}),
+      startParams: [...PGlite.defaultStartParams, ...START_SETTINGS],
+    });
     return new PgliteDb(pg);
   }
 

@@ -465,6 +465,7 @@ export class Store {
 
   async discardStaging(syncId: string): Promise<void> {
     await this.db.query(`DELETE FROM entries_staging WHERE sync_id = $1`, [syncId]);
+    await this.afterBulkWrite(false);
   }
 
   /**
@@ -548,10 +549,21 @@ export class Store {
       );
       return n;
     });
-    // Fresh planner statistics after a bulk replace (the embedded store has no autovacuum; on
-    // PostgreSQL a non-owner gets a warning and autovacuum does it).
-    await this.db.query(`ANALYZE entries`).catch(() => undefined);
+    await this.afterBulkWrite(true);
     return n;
+  }
+
+  /**
+   * Housekeeping after a sync wrote or dropped staged rows. PostgreSQL's autovacuum does it
+   * there (the application user does not own the tables). The embedded store has no
+   * autovacuum: without a VACUUM the emptied staging table keeps its full size (in memory when
+   * the store has no data directory) and every sync appends a new copy; and the replaced
+   * entries need fresh planner statistics.
+   */
+  private async afterBulkWrite(replaced: boolean): Promise<void> {
+    if (this.db.driver !== "pglite") return;
+    await this.db.query(`VACUUM entries_staging`);
+    if (replaced) await this.db.query(`VACUUM (ANALYZE) entries`);
   }
 
   // ---- managed entries -------------------------------------------------------------------
