@@ -68,4 +68,17 @@ CREATE TABLE entries_staging (
 );
 `,
   },
+  {
+    version: 2,
+    name: "search trigram index",
+    // Case-insensitive substring search is `search LIKE '%term%'` over the lower-cased name,
+    // title and description: a trigram GIN index answers it without reading every entry. The
+    // migration user creates the extension (pg_trgm is trusted: the database owner may); the
+    // application user needs no extra right to use it.
+    sql: `
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+CREATE INDEX entries_search_trgm ON entries USING gin (search gin_trgm_ops);
+`,
+  },
 ];

@@ -1,6 +1,7 @@
 // The embedded store: PGlite (PostgreSQL compiled to WASM), in memory or in a data directory.
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { Db, Queryable, QueryResult } from "./db.js";
 import { applyMigrations } from "./migrate.js";
 
@@ -30,6 +31,8 @@ export class PgliteDb implements Db {
     const pg = await PGlite.create({
       ...(dataDir !== undefined ? { dataDir } : {}),
       startParams: [...PGlite.defaultStartParams, ...START_SETTINGS],
+      // The search index of migration 2.
+      extensions: { pg_trgm },
     });
     return new PgliteDb(pg);
   }
