@@ -180,3 +180,15 @@ export function watchKube(
     for (const c of controllers) c.abort();
   };
 }
+
+let cachedKubeConfig: k8s.KubeConfig | undefined;
+
+/** In-cluster configuration, or $KUBECONFIG / ~/.kube/config, loaded once. */
+export function defaultKubeConfig(): k8s.KubeConfig {
+  if (cachedKubeConfig === undefined) {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromDefault();
+    cachedKubeConfig = kc;
+  }
+  return cachedKubeConfig;
+}

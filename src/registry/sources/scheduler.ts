@@ -6,8 +6,7 @@ import { McpfleetError } from "../../errors.js";
 import { parseDuration } from "../config/duration.js";
 import { isSynced, type SourceConfig } from "../config/types.js";
 import type { Store } from "../store/store.js";
-import { kubeNamespaces, watchKube } from "./kubernetes.js";
-import { defaultKubeConfig, runSync, type SyncContext, type SyncOutcome } from "./sync.js";
+import { runSync, type SyncContext, type SyncOutcome } from "./sync.js";
 
 export interface SyncObserver {
   (source: string, outcome: SyncOutcome, durationMs: number): void;
@@ -63,15 +62,26 @@ export class SyncScheduler {
       this.slots.set(name, slot);
       this.schedule(slot, this.opts.initialDelayMs ?? Math.random() * 250);
       if (cfg.kubernetes !== undefined) {
-        // Changes in the cluster sync at once; the interval (default 5m) is a safety re-list.
-        const kc = this.opts.ctx.kubeConfig?.() ?? defaultKubeConfig();
-        slot.unwatch = watchKube(kc, kubeNamespaces(kc, cfg.kubernetes.namespaces), () => {
-          if (this.slots.get(name) !== slot) return;
-          if (slot.running !== undefined) slot.again = true;
-          else void this.run(slot);
+        this.watch(name, slot, cfg.kubernetes.namespaces).catch((err: unknown) => {
+          this.opts.log.warn({ source: name, err: (err as Error).message }, "cannot watch");
         });
       }
     }
+  }
+
+  /**
+   * Changes in the cluster sync at once; the interval (default 5m) is a safety re-list. The
+   * Kubernetes client (some 45 MB once loaded) is loaded only for a kubernetes source.
+   */
+  private async watch(name: string, slot: Slot, namespaces: string[] | undefined): Promise<void> {
+    const { defaultKubeConfig, kubeNamespaces, watchKube } = await import("./kubernetes.js");
+    if (this.slots.get(name) !== slot) return; // dropped while the client loaded
+    const kc = this.opts.ctx.kubeConfig?.() ?? defaultKubeConfig();
+    slot.unwatch = watchKube(kc, kubeNamespaces(kc, namespaces), () => {
+      if (this.slots.get(name) !== slot) return;
+      if (slot.running !== undefined) slot.again = true;
+      else void this.run(slot);
+    });
   }
 
   private drop(name: string): void {

@@ -8,8 +8,7 @@ import type { ServerEntry } from "../formats/model.js";
 import { makeFilter, parseRegistryData } from "../formats/parse.js";
 import { convertUpstream } from "../formats/upstream.js";
 import { StageRows, type Store } from "../store/store.js";
-import { KubeConfig as KubeConfigClass, type KubeConfig } from "@kubernetes/client-node";
-import { kubeNamespaces, listKubeEntries } from "./kubernetes.js";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { fetchApiPages, fetchFile, fetchGit, fetchUrl, resolvePath } from "./fetch.js";
 
 export const BATCH_SIZE = 1000;
@@ -178,6 +177,8 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
 }
 
 async function syncKube(store: Store, cfg: SourceConfig, ctx: SyncContext): Promise<SyncOutcome> {
+  // The Kubernetes client (some 45 MB once loaded) only for servers with a kubernetes source.
+  const { defaultKubeConfig, kubeNamespaces, listKubeEntries } = await import("./kubernetes.js");
   const kc = ctx.kubeConfig?.() ?? defaultKubeConfig();
   const { entries, problems } = await listKubeEntries(
     kc,
@@ -198,16 +199,6 @@ async function syncKube(store: Store, cfg: SourceConfig, ctx: SyncContext): Prom
     await store.discardStaging(syncId).catch(() => undefined);
     throw err;
   }
-}
-
-let cachedKubeConfig: KubeConfig | undefined;
-export function defaultKubeConfig(): KubeConfig {
-  if (cachedKubeConfig === undefined) {
-    const kc = new KubeConfigClass();
-    kc.loadFromDefault();
-    cachedKubeConfig = kc;
-  }
-  return cachedKubeConfig;
 }
 
 /** Runs one sync of a synced source and records the outcome in its status. */
