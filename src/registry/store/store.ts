@@ -81,6 +81,23 @@ function digestOfJson(serverJson: string, claims: Claims | undefined, status: st
     .digest("base64url");
 }
 
+/** An entry's stored columns: name, version, server JSON, search text, claims, status, digest. */
+function rowValues(
+  e: ServerEntry,
+): [string, string, string, string, string | null, string, string] {
+  const json = JSON.stringify(e.server);
+  const claims = e.claims === undefined ? null : JSON.stringify(e.claims);
+  return [
+    e.name,
+    e.version,
+    json,
+    searchText(e.server),
+    claims,
+    e.status,
+    digestOfJson(json, e.claims, e.status),
+  ];
+}
+
 const STAGE_COLUMNS = 7;
 
 /**
@@ -97,16 +114,7 @@ export class StageRows {
   }
 
   add(e: ServerEntry): void {
-    const json = JSON.stringify(e.server);
-    this.columns.push(
-      e.name,
-      e.version,
-      json,
-      searchText(e.server),
-      e.claims === undefined ? null : JSON.stringify(e.claims),
-      e.status,
-      digestOfJson(json, e.claims, e.status),
-    );
+    this.columns.push(...rowValues(e));
   }
 }
 
@@ -598,23 +606,12 @@ export class Store {
       }
       const latest = latestVersion([...rows.map((p) => p.version), entry.version]);
       const isLatest = latest === entry.version;
-      const serverJson = JSON.stringify(entry.server);
       const r = await tx.query(
         `INSERT INTO entries (source, name, version, server, search, claims, status, digest,
            is_latest)
          VALUES ($1, $2, $3, $4::json, $5, $6::jsonb, $7, $8, $9)
          RETURNING ${ENTRY_COLUMNS.replace(/e\./g, "")}`,
-        [
-          source,
-          entry.name,
-          entry.version,
-          serverJson,
-          searchText(entry.server),
-          entry.claims === undefined ? null : JSON.stringify(entry.claims),
-          entry.status,
-          digestOfJson(serverJson, entry.claims, entry.status),
-          isLatest,
-        ],
+        [source, ...rowValues(entry), isLatest],
       );
       if (isLatest && rows.length > 0) {
         await tx.query(
