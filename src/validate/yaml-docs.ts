@@ -38,10 +38,11 @@ export function reparsedDocument(
   let inner: Pick<ParsedDocument, "locate" | "scalarOrigin" | "release"> | undefined;
   const get = () => {
     if (inner === undefined) {
-      const lines = new LineIndex(text);
-      inner =
-        eventsDocument(text, index, start) ??
-        treeLocator(text, (offset) => lines.position(offset), range, start);
+      inner = eventsDocument(text, index, start);
+      if (inner === undefined) {
+        const lines = new LineIndex(text);
+        inner = treeLocator(text, (offset) => lines.position(offset), range, start);
+      }
     }
     return inner;
   };
