@@ -264,7 +264,22 @@ function toIssue(error: ErrorObject): SchemaIssue {
   }
 }
 
-/** A copy without null fields (every document passes here: no per-entry arrays). */
+/** True when some field of an object in `value` is null (rare: `env:` with nothing after it). */
+function hasNullField(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (hasNullField(value[i])) return true;
+    return false;
+  }
+  const fields = value as Record<string, unknown>;
+  for (const key in fields) {
+    const field = fields[key];
+    if (field === null || hasNullField(field)) return true;
+  }
+  return false;
+}
+
+/** A copy without null fields. */
 function dropNullFields(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) {
@@ -319,6 +334,11 @@ export class SchemaSet {
     return this.validateOwned(ref, structuredClone(doc));
   }
 
+  /** validateSchema() for a document the caller hands over: its defaults are filled in place. */
+  validateSchemaInPlace(ref: string, doc: unknown): SchemaIssue[] {
+    return this.validateOwned(ref, doc);
+  }
+
   /**
    * Validates a document this set may modify: schema defaults are filled in, in place, as the
    * API server does before it validates (a CEL rule sees the defaulted object, so a default
@@ -347,11 +367,22 @@ export class SchemaSet {
   }
 
   /**
-   * Validates a whole resource. As the API server does, a field whose value is null (`env:` with
-   * nothing after it) is treated as absent rather than as a wrongly typed value.
+   * Validates a whole resource (left unchanged). As the API server does, a field whose value is
+   * null (`env:` with nothing after it) is treated as absent rather than as a wrongly typed value.
    */
   validateKind(kind: string, doc: unknown): SchemaIssue[] {
     return this.validateOwned(kindSchemaId(kind as Kind), dropNullFields(doc));
+  }
+
+  /**
+   * validateKind() for a document the caller hands over: its defaults are filled in place (it is
+   * copied only when it has null fields to leave out), so a run need not copy every resource.
+   */
+  validateKindInPlace(kind: string, doc: unknown): SchemaIssue[] {
+    return this.validateOwned(
+      kindSchemaId(kind as Kind),
+      hasNullField(doc) ? dropNullFields(doc) : doc,
+    );
   }
 }
 

@@ -14,6 +14,9 @@ export interface Unit {
   doc: ParsedDocument;
 }
 
+/** Where a unit's issues go: its result, placed by pointer in its document. */
+export type IssueTarget = Pick<Unit, "result" | "prefix" | "doc">;
+
 export function newUnit(
   file: string,
   doc: ParsedDocument,
@@ -41,7 +44,7 @@ export function newUnit(
 
 /** Attaches an issue at `path` (relative to the resource) to the unit's result. */
 export function addIssue(
-  unit: Unit,
+  unit: IssueTarget,
   path: string,
   message: string,
   level: Level,
@@ -59,7 +62,7 @@ export function addIssue(
 }
 
 /** Attaches an issue whose position is already known. */
-export function addPositionedIssue(unit: Unit, issue: Issue, severity: Severity): void {
+export function addPositionedIssue(unit: IssueTarget, issue: Issue, severity: Severity): void {
   if (severity === "error") {
     unit.result.errors.push(issue);
     unit.result.valid = false;

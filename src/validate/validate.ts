@@ -17,7 +17,8 @@ import {
 } from "../schema/index.js";
 import { issueLine } from "./format.js";
 import { validateKube } from "./kube.js";
-import { referencePatternsOf } from "./reference-table.js";
+import { type ResourceFacts, resourceFacts } from "./reference-facts.js";
+import { type ReferencePattern, referencePatternsOf } from "./reference-table.js";
 import { type OwnResource, checkReferences } from "./references.js";
 import {
   REGISTRY_CONFIG_KIND,
@@ -68,6 +69,12 @@ interface Context {
   options: ValidateOptions;
   set: SchemaSet;
   own: OwnResource[];
+  /** The reference patterns of a kind in this schema set. */
+  patterns: (kind: Kind) => readonly ReferencePattern[];
+}
+
+function newContext(options: ValidateOptions, set: SchemaSet): Context {
+  return { options, set, own: [], patterns: referencePatternsOf(set.files) };
 }
 
 /** Validates the files and directories named by `paths` (`-` for stdin; none means `.`). */
@@ -77,7 +84,7 @@ export async function validatePaths(
   set: SchemaSet = defaultSchemaSet(),
 ): Promise<Report> {
   const opts: ValidateOptions = { ...DEFAULT_OPTIONS, ...options };
-  const ctx: Context = { options: opts, set, own: [] };
+  const ctx = newContext(opts, set);
   const results: ResourceResult[] = [];
   const inputs = collectInputs(paths.length > 0 ? paths : ["."]);
   const pooled = await validateInPool(inputs, opts, set);
@@ -115,14 +122,11 @@ export interface PoolTask {
   options: Omit<ValidateOptions, "stdin">;
 }
 
-/** A resource of ours validated in a worker, as the reference level needs it. */
+/** A resource of ours validated in a worker: its facts for the reference level, and its place. */
 interface PooledResource {
   /** Index of its result among the file's results. */
   result: number;
-  kind: Kind;
-  namespace: string;
-  name: string;
-  value: unknown;
+  facts: ResourceFacts;
   prefix: string;
   doc: { index: number; range: readonly [number, number]; start: Position };
 }
@@ -141,16 +145,13 @@ export async function validatePooledFile(task: PoolTask): Promise<PooledFile> {
     const level = read.kind === "io" ? "io" : "parse";
     return { results: [fileResult(task.name, read.message, level)], own: [], text: "" };
   }
-  const ctx: Context = { options: task.options, set: defaultSchemaSet(), own: [] };
+  const ctx = newContext(task.options, defaultSchemaSet());
   const results = await validateText(task.name, read.text, ctx);
-  const own = ctx.own.map((r) => ({
-    result: results.indexOf(r.unit.result),
-    kind: r.kind,
-    namespace: r.namespace,
-    name: r.name,
-    value: r.unit.value,
-    prefix: r.unit.prefix,
-    doc: { index: r.unit.doc.index, range: r.unit.doc.range, start: r.unit.doc.start },
+  const own = ctx.own.map(({ at, ...facts }) => ({
+    result: results.indexOf(at.result),
+    facts,
+    prefix: at.prefix,
+    doc: { index: at.doc.index, range: at.doc.range, start: at.doc.start },
   }));
   return { results, own, text: read.text };
 }
@@ -166,8 +167,7 @@ function adoptPooledFile(done: PooledFile, ctx: Context): ResourceResult[] {
       doc = reparsedDocument(done.text, r.doc.index, r.doc.range, r.doc.start);
       docs.set(r.doc.index, doc);
     }
-    const unit: Unit = { result, value: r.value, prefix: r.prefix, doc };
-    ctx.own.push({ unit, kind: r.kind, namespace: r.namespace, name: r.name });
+    ctx.own.push({ ...r.facts, at: { result, prefix: r.prefix, doc } });
   }
   return done.results;
 }
@@ -210,7 +210,7 @@ export async function validateTexts(
   set: SchemaSet = defaultSchemaSet(),
 ): Promise<Report> {
   const opts: ValidateOptions = { ...DEFAULT_OPTIONS, ...options };
-  const ctx: Context = { options: opts, set, own: [] };
+  const ctx = newContext(opts, set);
   const results: ResourceResult[] = [];
   for (const f of files) results.push(...(await validateText(f.name, f.text, ctx)));
   finish(ctx, results);
@@ -218,9 +218,7 @@ export async function validateTexts(
 }
 
 function finish(ctx: Context, results: readonly ResourceResult[]): void {
-  checkReferences(ctx.own, referencePatternsOf(ctx.set.files), {
-    allowMissingRefs: ctx.options.allowMissingRefs,
-  });
+  checkReferences(ctx.own, { allowMissingRefs: ctx.options.allowMissingRefs });
   // Issues in the order of their position in the file, whatever level found them.
   const byPosition = (a: Issue, b: Issue) => a.line - b.line || a.column - b.column;
   for (const r of results) {
@@ -388,7 +386,17 @@ function validateOwn(
   value: Record<string, unknown>,
   ctx: Context,
 ): void {
-  const issues = ctx.set.validateKind(kind, value);
+  // What the reference level needs is taken now, from the document as written, so that the
+  // document itself need not be kept until every file has been read.
+  const { namespace, name } = unit.result;
+  if (name !== "") {
+    const facts = resourceFacts({ kind, namespace, name }, value, ctx.patterns(kind));
+    ctx.own.push({ ...facts, at: { result: unit.result, prefix: unit.prefix, doc: unit.doc } });
+  }
+  const spec = kind === "MCPRegistry" && isObject(value.spec) ? value.spec : undefined;
+  const covered = spec === undefined ? [] : sourceRuleIssues(spec);
+  const configYAML = typeof spec?.configYAML === "string" ? spec.configYAML : undefined;
+  const issues = ctx.set.validateKindInPlace(kind, value);
   if (!isOwnApiVersion(apiVersion) && !issues.some((i) => i.path === "/apiVersion")) {
     addIssue(
       unit,
@@ -399,33 +407,25 @@ function validateOwn(
   }
   // Server-side apply needs a name (generateName only works with create); the schemas'
   // ObjectMeta leaves it optional, so the validator checks it.
-  const metadata = value.metadata;
-  if (
-    isObject(metadata) &&
-    (typeof metadata.name !== "string" || metadata.name === "") &&
-    !issues.some((i) => i.path === "/metadata/name")
-  ) {
+  if (isObject(value.metadata) && name === "" && !issues.some((i) => i.path === "/metadata/name")) {
     addIssue(unit, "/metadata/name", 'missing required field "name"', "schema");
-  }
-  let covered: ConfigIssue[] = [];
-  if (kind === "MCPRegistry" && isObject(value.spec)) {
-    covered = sourceRuleIssues(value.spec);
   }
   addSchemaIssues(unit, issues, ctx, "/spec", covered);
   addConfigIssues(unit, "/spec", covered);
-  if (kind === "MCPRegistry" && isObject(value.spec) && typeof value.spec.configYAML === "string") {
-    validateEmbeddedConfig(unit, "/spec/configYAML", value.spec.configYAML, ctx);
-  }
-  if (unit.result.name !== "") {
-    ctx.own.push({ unit, kind, namespace: unit.result.namespace, name: unit.result.name });
-  }
+  if (configYAML !== undefined) validateEmbeddedConfig(unit, "/spec/configYAML", configYAML, ctx);
 }
 
 function validateRegistryConfig(unit: Unit, value: Record<string, unknown>, ctx: Context): void {
   unit.result.kind = REGISTRY_CONFIG_KIND;
   unit.result.name = registryConfigName(unit.result.file);
   const covered = sourceRuleIssues(value);
-  addSchemaIssues(unit, ctx.set.validateSchema(REGISTRY_CONFIG_SCHEMA_ID, value), ctx, "", covered);
+  addSchemaIssues(
+    unit,
+    ctx.set.validateSchemaInPlace(REGISTRY_CONFIG_SCHEMA_ID, value),
+    ctx,
+    "",
+    covered,
+  );
   addConfigIssues(unit, "", covered);
 }
 
@@ -483,7 +483,7 @@ function validateEmbeddedConfig(unit: Unit, pointer: string, text: string, ctx: 
     level: "schema",
   });
   const covered = sourceRuleIssues(doc.value);
-  const schemaIssues = ctx.set.validateSchema(REGISTRY_CONFIG_SCHEMA_ID, doc.value);
+  const schemaIssues = ctx.set.validateSchemaInPlace(REGISTRY_CONFIG_SCHEMA_ID, doc.value);
   const schemaPaths = new Set(
     schemaIssues.filter((i) => i.level === "schema" && i.unknownField !== true).map((i) => i.path),
   );

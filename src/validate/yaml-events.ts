@@ -384,6 +384,7 @@ class EventDocument implements ParsedDocument {
   }
 
   release(): void {
+    this.value = undefined;
     this.file.release();
     this.tree?.release();
     this.own = undefined;

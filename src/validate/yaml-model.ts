@@ -28,8 +28,8 @@ export interface ParsedDocument {
    */
   scalarOrigin(pointer: string): ScalarOrigin | undefined;
   /**
-   * Drops the parse tree (kept only while the document's own levels run, so that a large set
-   * does not hold every tree in memory); later lookups parse the document's text again.
+   * Drops the value and the parse tree (kept only while the document's own levels run, so that
+   * a large set does not hold every document in memory); later lookups parse its text again.
    */
   release(): void;
 }

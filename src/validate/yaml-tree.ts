@@ -154,7 +154,10 @@ function buildDocument(
     warnings,
     locate,
     scalarOrigin,
-    release,
+    release: () => {
+      result.value = undefined;
+      release();
+    },
   };
   if (errors.length > 0) return result;
 

@@ -9,7 +9,7 @@ import {
   allRefPropertyNames,
   referenceTable,
 } from "../../src/validate/reference-table.js";
-import { valuesAt } from "../../src/validate/references.js";
+import { valuesAt } from "../../src/validate/reference-facts.js";
 
 const files = defaultSchemaSet().files;
 

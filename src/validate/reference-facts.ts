@@ -1,0 +1,232 @@
+// What the reference level needs of one resource, taken from its value as soon as the resource
+// is read: the names it refers to, its backend workload names, the audiences it accepts and, for
+// an MCPOIDCConfig, who issues its tokens. Only these few strings are kept for the checks across
+// the whole set (references.ts), so a run does not hold every parsed document until its end.
+import type { Kind } from "../schema/kinds.js";
+import {
+  type ReferencePattern,
+  WORKLOAD_PATTERNS,
+  type WorkloadPattern,
+} from "./reference-table.js";
+import { escapePointer, isObject } from "./resource.js";
+import type { LocateTarget } from "./yaml-model.js";
+
+/** A name one of our resources must exist under (in the referring resource's namespace). */
+export interface NamedReference {
+  pointer: string;
+  name: string;
+  targets: readonly Kind[];
+  /** The property that holds it, for messages. */
+  field: string;
+}
+
+/** A backend workload name that no static backend of its configuration answers. */
+export interface WorkloadName {
+  pointer: string;
+  name: string;
+  target: LocateTarget;
+}
+
+/** An `oidcConfigRef` with an audience. */
+export interface AudienceUse {
+  pointer: string;
+  config: string;
+  audience: string;
+}
+
+export interface ResourceFacts {
+  kind: Kind;
+  namespace: string;
+  name: string;
+  references: NamedReference[];
+  workloads: WorkloadName[];
+  audiences: AudienceUse[];
+  /** MCPOIDCConfig only: the issuer its tokens come from, when its spec says. */
+  issuer?: string;
+}
+
+/**
+ * Calls `visit` with each value at `segments` (`*`: any list item or map value) and its JSON
+ * pointer. The pointer is built only for values found: most patterns match nothing.
+ */
+export function visitAt(
+  value: unknown,
+  segments: readonly string[],
+  visit: (found: unknown, pointer: string) => void,
+): void {
+  const path: string[] = [];
+  const walk = (v: unknown, depth: number): void => {
+    if (depth === segments.length) {
+      visit(v, path.length === 0 ? "" : "/" + path.map(escapePointer).join("/"));
+      return;
+    }
+    const segment = segments[depth]!;
+    if (segment === "*") {
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          path.push(String(i));
+          walk(v[i], depth + 1);
+          path.pop();
+        }
+      } else if (isObject(v)) {
+        for (const k of Object.keys(v)) {
+          path.push(k);
+          walk(v[k], depth + 1);
+          path.pop();
+        }
+      }
+    } else if (isObject(v) && Object.hasOwn(v, segment)) {
+      path.push(segment);
+      walk(v[segment], depth + 1);
+      path.pop();
+    }
+  };
+  walk(value, 0);
+}
+
+/** Values at `segments` with their pointers (see visitAt). */
+export function valuesAt(
+  value: unknown,
+  segments: readonly string[],
+): { pointer: string; value: unknown }[] {
+  const out: { pointer: string; value: unknown }[] = [];
+  visitAt(value, segments, (found, pointer) => out.push({ pointer, value: found }));
+  return out;
+}
+
+/** The name a reference value carries: a string, or an object's `name` (else undefined). */
+function referencedName(value: unknown): { name: string; pointer: string } | undefined {
+  if (typeof value === "string") return value === "" ? undefined : { name: value, pointer: "" };
+  if (isObject(value) && typeof value.name === "string" && value.name !== "") {
+    return { name: value.name, pointer: "/name" };
+  }
+  return undefined;
+}
+
+function addReference(
+  out: NamedReference[],
+  pattern: ReferencePattern,
+  value: unknown,
+  pointer: string,
+): void {
+  const named = referencedName(value);
+  if (named === undefined) return; // the schema level reports a malformed reference
+  let targets = pattern.targets;
+  if (isObject(value) && typeof value.kind === "string") {
+    const k = value.kind as Kind;
+    if (!targets.includes(k)) return; // the schema level reports a wrong kind
+    targets = [k];
+  }
+  const field = pattern.segments[pattern.segments.length - 1] ?? "reference";
+  out.push({ pointer: pointer + named.pointer, name: named.name, targets, field });
+}
+
+function referencesOf(value: unknown, patterns: readonly ReferencePattern[]): NamedReference[] {
+  const out: NamedReference[] = [];
+  for (const pattern of patterns) {
+    visitAt(value, pattern.segments, (found, pointer) => {
+      if (!pattern.list) addReference(out, pattern, found, pointer);
+      else if (Array.isArray(found)) {
+        for (let i = 0; i < found.length; i++) {
+          addReference(out, pattern, found[i], `${pointer}/${i}`);
+        }
+      }
+    });
+  }
+  return out;
+}
+
+/** Names of the static backends of the virtual-server configuration at `config`. */
+function staticBackends(value: unknown, config: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  visitAt(value, [...config, "backends", "*", "name"], (found) => {
+    if (typeof found === "string") names.add(found);
+  });
+  return names;
+}
+
+function workloadNamesOf(value: unknown, patterns: readonly WorkloadPattern[]): WorkloadName[] {
+  const out: WorkloadName[] = [];
+  const backends = new Map<string, Set<string>>();
+  for (const pattern of patterns) {
+    const names: WorkloadName[] = [];
+    visitAt(value, pattern.segments, (found, pointer) => {
+      if (pattern.form === "value" && typeof found === "string") {
+        names.push({ name: found, pointer, target: "value" });
+      } else if (pattern.form === "items" && Array.isArray(found)) {
+        found.forEach((v: unknown, i) => {
+          if (typeof v === "string")
+            names.push({ name: v, pointer: `${pointer}/${i}`, target: "value" });
+        });
+      } else if (pattern.form === "keys" && isObject(found)) {
+        for (const k of Object.keys(found)) {
+          names.push({ name: k, pointer: `${pointer}/${escapePointer(k)}`, target: "key" });
+        }
+      }
+    });
+    if (names.length === 0) continue;
+    const configKey = pattern.config.join("/");
+    let known = backends.get(configKey);
+    if (known === undefined) {
+      known = staticBackends(value, pattern.config);
+      backends.set(configKey, known);
+    }
+    for (const n of names) if (n.name !== "" && !known.has(n.name)) out.push(n);
+  }
+  return out;
+}
+
+const OIDC_USERS: Partial<Record<Kind, string[]>> = {
+  MCPServer: ["spec", "oidcConfigRef"],
+  MCPRemoteProxy: ["spec", "oidcConfigRef"],
+  VirtualMCPServer: ["spec", "incomingAuth", "oidcConfigRef"],
+};
+
+function audiencesOf(kind: Kind, value: unknown): AudienceUse[] {
+  const path = OIDC_USERS[kind];
+  const out: AudienceUse[] = [];
+  if (path === undefined) return out;
+  visitAt(value, path, (ref, pointer) => {
+    if (isObject(ref) && typeof ref.audience === "string" && typeof ref.name === "string") {
+      out.push({ pointer: `${pointer}/audience`, config: ref.name, audience: ref.audience });
+    }
+  });
+  return out;
+}
+
+/**
+ * Who issues the tokens an MCPOIDCConfig accepts, when its spec names it: servers sharing an
+ * issuer and an audience accept each other's tokens.
+ */
+function issuerOf(value: unknown): string | undefined {
+  const spec = isObject(value) ? value.spec : undefined;
+  if (!isObject(spec)) return undefined;
+  if (spec.type === "inline" && isObject(spec.inline) && typeof spec.inline.issuer === "string") {
+    return `issuer ${spec.inline.issuer}`;
+  }
+  if (spec.type === "kubernetesServiceAccount") {
+    const k = spec.kubernetesServiceAccount;
+    return `kubernetes ${isObject(k) && typeof k.issuer === "string" ? k.issuer : ""}`;
+  }
+  return undefined;
+}
+
+/** The facts of one resource of ours; `patterns` are its kind's reference patterns. */
+export function resourceFacts(
+  identity: { kind: Kind; namespace: string; name: string },
+  value: unknown,
+  patterns: readonly ReferencePattern[],
+): ResourceFacts {
+  const { kind } = identity;
+  const facts: ResourceFacts = {
+    ...identity,
+    references: referencesOf(value, patterns),
+    workloads: workloadNamesOf(value, WORKLOAD_PATTERNS[kind] ?? []),
+    audiences: audiencesOf(kind, value),
+  };
+  if (kind === "MCPOIDCConfig") {
+    const issuer = issuerOf(value);
+    if (issuer !== undefined) facts.issuer = issuer;
+  }
+  return facts;
+}
