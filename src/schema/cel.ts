@@ -1,4 +1,5 @@
-import { Environment } from "@marcbachmann/cel-js";
+import { type ASTNode, Environment } from "@marcbachmann/cel-js";
+import { type FastRule, compileFastRule } from "./cel-fast.js";
 
 /**
  * CEL as the Kubernetes API server evaluates `x-kubernetes-validations`: `self` is the node the
@@ -10,25 +11,42 @@ const environment = new Environment({
   enableOptionalTypes: true,
 });
 
-type Program = (context: Record<string, unknown>) => unknown;
-const programs = new Map<string, Program>();
+type Program = ((context: Record<string, unknown>) => unknown) & { ast: ASTNode };
+
+interface CompiledRule {
+  program: Program;
+  /** The shortcut for when the rule holds (cel-fast.ts); undefined: the engine only. */
+  fast: FastRule | undefined;
+}
+const compiled = new Map<string, CompiledRule>();
 
 export class CelCompileError extends Error {
   readonly code = "ERR_CEL_COMPILE";
 }
 
-/** Compiles a rule, throwing CelCompileError with the engine's message when it does not parse. */
-export function compileRule(rule: string): Program {
-  let program = programs.get(rule);
-  if (program === undefined) {
+function compile(rule: string): CompiledRule {
+  let entry = compiled.get(rule);
+  if (entry === undefined) {
+    let program: Program;
     try {
       program = environment.parse(rule);
     } catch (err) {
       throw new CelCompileError((err as Error).message);
     }
-    programs.set(rule, program);
+    entry = { program, fast: compileFastRule(program.ast) };
+    compiled.set(rule, entry);
   }
-  return program;
+  return entry;
+}
+
+/** Compiles a rule, throwing CelCompileError with the engine's message when it does not parse. */
+export function compileRule(rule: string): Program {
+  return compile(rule).program;
+}
+
+/** The shortcut closure of a rule, or undefined when the engine alone evaluates it. */
+export function fastRuleOf(rule: string): FastRule | undefined {
+  return compile(rule).fast;
 }
 
 /**
@@ -61,15 +79,29 @@ export function toCelValue(value: unknown, cache?: CelValueCache): unknown {
 
 export type RuleOutcome = { ok: true } | { ok: false; error?: string };
 
+const HOLDS: RuleOutcome = { ok: true };
+
 /**
  * Evaluates a rule against `self`. A rule that cannot be evaluated (a runtime type error on data
- * that already failed the schema) is reported as not satisfied with the engine's reason.
+ * that already failed the schema) is reported as not satisfied with the engine's reason. Most
+ * rules hold and are decided by their shortcut; the rest go to the engine.
  */
 export function evaluateRule(rule: string, self: unknown, cache?: CelValueCache): RuleOutcome {
-  const program = compileRule(rule);
+  const { fast } = compile(rule);
+  if (fast !== undefined && fast(self) === true) return HOLDS;
+  return evaluateWithEngine(rule, self, cache);
+}
+
+/** evaluateRule() by the CEL engine alone. */
+export function evaluateWithEngine(
+  rule: string,
+  self: unknown,
+  cache?: CelValueCache,
+): RuleOutcome {
+  const { program } = compile(rule);
   try {
     const result = program({ self: toCelValue(self, cache) });
-    return result === true ? { ok: true } : { ok: false };
+    return result === true ? HOLDS : { ok: false };
   } catch (err) {
     return { ok: false, error: (err as Error).message.split("\n")[0] };
   }

@@ -1,0 +1,367 @@
+// A shortcut for the common case of a CEL rule that holds. The rules of our schemas are small
+// (`has`, comparisons, `size`, `all`/`exists` over short lists), and evaluating them through the
+// CEL engine costs more than validating the rest of the document: every value is first converted
+// to CEL's (whole numbers to BigInt), then walked by a general interpreter. Here a rule's syntax
+// tree, as the engine parsed it, becomes a JavaScript closure over the plain JSON values.
+//
+// The closure only ever answers "the rule holds". Whenever its answer could differ from the
+// engine's by a hair (a type it does not model, a missing field that CEL reports as an error, a
+// non-integral number, a function it does not know), it answers UNSURE, and so does it when the
+// rule is false: the engine then evaluates the rule as before, and its outcome and message are
+// the ones reported. A test compares the two on every rule and many documents.
+import type { ASTNode } from "@marcbachmann/cel-js";
+
+/** The closure could not decide; the CEL engine must. */
+export const UNSURE: unique symbol = Symbol("unsure");
+type Unsure = typeof UNSURE;
+
+/** A `google.protobuf.Duration`, in nanoseconds (only ever compared). */
+class Duration {
+  constructor(readonly nanos: number) {}
+}
+
+/**
+ * Values a compiled rule works with: JSON values (whole numbers are CEL ints), Durations, and
+ * UNSURE once anything is in doubt.
+ */
+type Value = unknown;
+type Scope = ReadonlyMap<string, Value>;
+type Compiled = (scope: Scope) => Value;
+
+/** Thrown while compiling: a construct this module does not model (the engine evaluates it). */
+class Unsupported extends Error {}
+
+type Map_ = Record<string, unknown>;
+
+function isMap(v: unknown): v is Map_ {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Duration);
+}
+
+/** A whole number CEL and JavaScript agree on (a JSON number in the safe range). */
+function isInt(v: unknown): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v);
+}
+
+function isPrimitive(v: unknown): v is string | number | boolean {
+  return typeof v === "string" || typeof v === "boolean" || isInt(v);
+}
+
+/** Equality of two values of the same primitive CEL type; UNSURE for anything else. */
+function equal(a: Value, b: Value): boolean | Unsure {
+  if (!isPrimitive(a) || !isPrimitive(b) || typeof a !== typeof b) return UNSURE;
+  return a === b;
+}
+
+// Go's duration syntax, integers only: a strict subset of what the engine accepts.
+const DURATION = /^(?:[0-9]+(?:ns|us|µs|ms|s|m|h))+$/;
+const DURATION_PART = /([0-9]+)(ns|us|µs|ms|s|m|h)/g;
+const UNIT_NANOS: Record<string, number> = {
+  ns: 1,
+  us: 1e3,
+  µs: 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
+};
+
+function duration(text: Value): Duration | Unsure {
+  if (typeof text !== "string" || !DURATION.test(text)) return UNSURE;
+  let nanos = 0;
+  for (const [, amount, unit] of text.matchAll(DURATION_PART)) {
+    nanos += Number(amount) * UNIT_NANOS[unit!]!;
+  }
+  return Number.isSafeInteger(nanos) ? new Duration(nanos) : UNSURE;
+}
+
+/** CEL's size: code points of a string, entries of a list or map. */
+function size(v: Value): number | Unsure {
+  if (typeof v === "string") {
+    let n = 0;
+    for (const _ of v) n++;
+    return n;
+  }
+  if (Array.isArray(v)) return v.length;
+  if (isMap(v)) return Object.keys(v).length;
+  return UNSURE;
+}
+
+function compare(op: string, a: Value, b: Value): boolean | Unsure {
+  let x: number;
+  let y: number;
+  if (isInt(a) && isInt(b)) [x, y] = [a, b];
+  else if (a instanceof Duration && b instanceof Duration) [x, y] = [a.nanos, b.nanos];
+  else return UNSURE;
+  switch (op) {
+    case "<":
+      return x < y;
+    case "<=":
+      return x <= y;
+    case ">":
+      return x > y;
+    default:
+      return x >= y;
+  }
+}
+
+/** `field` of a map; a missing field is an error in CEL. */
+function select(target: Value, field: string): Value {
+  if (!isMap(target) || !Object.hasOwn(target, field)) return UNSURE;
+  const v = target[field];
+  // Only values this module models go on (a fractional number is a CEL double).
+  if (typeof v === "number" && !isInt(v)) return UNSURE;
+  return v === undefined || v === null ? UNSURE : v;
+}
+
+function literal(value: unknown): Value {
+  if (typeof value === "bigint") {
+    const n = Number(value);
+    if (!Number.isSafeInteger(n)) throw new Unsupported("large int literal");
+    return n;
+  }
+  if (typeof value === "string" || typeof value === "boolean") return value;
+  throw new Unsupported(`literal ${typeof value}`);
+}
+
+/** Elements a comprehension ranges over: a list's items, a map's keys. */
+function rangeOf(v: Value): readonly unknown[] | Unsure {
+  if (Array.isArray(v)) return v as unknown[];
+  if (isMap(v)) return Object.keys(v);
+  return UNSURE;
+}
+
+type Node = ASTNode | string | Node[];
+
+function node(n: unknown): ASTNode {
+  if (n === null || typeof n !== "object" || Array.isArray(n) || !("op" in n)) {
+    throw new Unsupported("malformed syntax tree");
+  }
+  return n as ASTNode;
+}
+
+function args(n: ASTNode): Node[] {
+  const a = (n as { args: unknown }).args;
+  return Array.isArray(a) ? (a as Node[]) : [a as Node];
+}
+
+function compileMacro(name: string, range: Compiled, variable: string, body: Compiled): Compiled {
+  return (scope) => {
+    const items = rangeOf(range(scope));
+    if (items === UNSURE) return UNSURE;
+    const inner = new Map(scope);
+    let matches = 0;
+    const kept: unknown[] = [];
+    for (const item of items) {
+      inner.set(variable, item);
+      const v = body(inner);
+      if (typeof v !== "boolean") return UNSURE;
+      if (name === "all" && !v) return false;
+      if (name === "exists" && v) return true;
+      if (v) {
+        matches++;
+        if (name === "filter") kept.push(item);
+      }
+    }
+    switch (name) {
+      case "all":
+        return true;
+      case "exists":
+        return false;
+      case "exists_one":
+        return matches === 1;
+      default:
+        return kept;
+    }
+  };
+}
+
+function compileCall(name: string, receiver: Compiled | undefined, params: Compiled[]): Compiled {
+  const [p] = params;
+  if (receiver === undefined && params.length === 1 && p !== undefined) {
+    if (name === "size") return (s) => size(p(s));
+    if (name === "duration") return (s) => duration(p(s));
+  }
+  if (receiver !== undefined && params.length === 0) {
+    if (name === "size") return (s) => size(receiver(s));
+    if (name === "lowerAscii") {
+      return (s) => {
+        const v = receiver(s);
+        return typeof v === "string" ? v.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : UNSURE;
+      };
+    }
+  }
+  if (receiver !== undefined && params.length === 1 && p !== undefined) {
+    if (name === "startsWith" || name === "endsWith" || name === "contains") {
+      return (s) => {
+        const v = receiver(s);
+        const q = p(s);
+        if (typeof v !== "string" || typeof q !== "string") return UNSURE;
+        if (name === "startsWith") return v.startsWith(q);
+        return name === "endsWith" ? v.endsWith(q) : v.includes(q);
+      };
+    }
+  }
+  // Another function (`matches`, whose RE2 syntax is not JavaScript's): the engine decides,
+  // but a rule whose other branches decide it alone still takes the shortcut.
+  return () => UNSURE;
+}
+
+function compileNode(n: ASTNode, variables: ReadonlySet<string>): Compiled {
+  const a = args(n);
+  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  switch (n.op) {
+    case "value": {
+      const v = literal((n as { args: unknown }).args);
+      return () => v;
+    }
+    case "id": {
+      const name = (n as { args: unknown }).args;
+      if (typeof name !== "string" || !variables.has(name)) throw new Unsupported("variable");
+      return (scope) => {
+        const v = scope.get(name);
+        return typeof v === "number" && !isInt(v) ? UNSURE : v;
+      };
+    }
+    case ".": {
+      const target = sub(0);
+      const field = a[1];
+      if (typeof field !== "string") throw new Unsupported("field");
+      return (s) => {
+        const t = target(s);
+        return t === UNSURE ? UNSURE : select(t, field);
+      };
+    }
+    case "!_": {
+      const x = sub(0);
+      return (s) => {
+        const v = x(s);
+        return typeof v === "boolean" ? !v : UNSURE;
+      };
+    }
+    case "&&":
+    case "||": {
+      const [x, y] = [sub(0), sub(1)];
+      const stop = n.op === "||";
+      return (s) => {
+        const l = x(s);
+        if (typeof l !== "boolean") return UNSURE;
+        if (l === stop) return stop;
+        const r = y(s);
+        return typeof r === "boolean" ? r : UNSURE;
+      };
+    }
+    case "?:": {
+      const [c, t, f] = [sub(0), sub(1), sub(2)];
+      return (s) => {
+        const v = c(s);
+        if (typeof v !== "boolean") return UNSURE;
+        return v ? t(s) : f(s);
+      };
+    }
+    case "==":
+    case "!=": {
+      const [x, y] = [sub(0), sub(1)];
+      const negate = n.op === "!=";
+      return (s) => {
+        const l = x(s);
+        const r = y(s);
+        if (l === UNSURE || r === UNSURE) return UNSURE;
+        const eq = equal(l, r);
+        return eq === UNSURE ? UNSURE : eq !== negate;
+      };
+    }
+    case "<":
+    case "<=":
+    case ">":
+    case ">=": {
+      const [x, y] = [sub(0), sub(1)];
+      const op = n.op;
+      return (s) => compare(op, x(s), y(s));
+    }
+    case "+": {
+      const [x, y] = [sub(0), sub(1)];
+      return (s) => {
+        const l = x(s);
+        const r = y(s);
+        if (!isInt(l) || !isInt(r)) return UNSURE;
+        const sum = l + r;
+        return Number.isSafeInteger(sum) ? sum : UNSURE;
+      };
+    }
+    case "in": {
+      const [x, y] = [sub(0), sub(1)];
+      return (s) => {
+        const item = x(s);
+        const container = y(s);
+        if (isMap(container)) {
+          return typeof item === "string" ? Object.hasOwn(container, item) : UNSURE;
+        }
+        if (!Array.isArray(container)) return UNSURE;
+        for (const element of container) {
+          const eq = equal(item, element);
+          if (eq === UNSURE) return UNSURE;
+          if (eq) return true;
+        }
+        return false;
+      };
+    }
+    case "call": {
+      const name = a[0];
+      const params = a[1];
+      if (typeof name !== "string" || !Array.isArray(params)) throw new Unsupported("call");
+      if (name === "has") {
+        const selection = node(params[0]);
+        if (params.length !== 1 || selection.op !== ".") throw new Unsupported("has");
+        const inner = args(selection);
+        const target = compileNode(node(inner[0]), variables);
+        const field = inner[1];
+        if (typeof field !== "string") throw new Unsupported("has field");
+        return (s) => {
+          const t = target(s);
+          return isMap(t) ? Object.hasOwn(t, field) : UNSURE;
+        };
+      }
+      const compiled = params.map((p) => compileNode(node(p), variables));
+      return compileCall(name, undefined, compiled);
+    }
+    case "rcall": {
+      const name = a[0];
+      const params = a[2];
+      if (typeof name !== "string" || !Array.isArray(params)) throw new Unsupported("call");
+      const receiver = sub(1);
+      if (["all", "exists", "exists_one", "filter"].includes(name)) {
+        const variable = node(params[0]);
+        const varName = (variable as { args: unknown }).args;
+        if (params.length !== 2 || variable.op !== "id" || typeof varName !== "string") {
+          throw new Unsupported(name);
+        }
+        const body = compileNode(node(params[1]), new Set([...variables, varName]));
+        return compileMacro(name, receiver, varName, body);
+      }
+      const compiled = params.map((p) => compileNode(node(p), variables));
+      return compileCall(name, receiver, compiled);
+    }
+    default:
+      throw new Unsupported(`operator ${n.op}`);
+  }
+}
+
+export type FastRule = (self: unknown) => boolean | Unsure;
+
+/**
+ * The closure of a rule whose every construct this module models, or undefined (the engine
+ * evaluates that rule every time). Its answer is `true` or UNSURE, never `false`.
+ */
+export function compileFastRule(ast: ASTNode): FastRule | undefined {
+  let compiled: Compiled;
+  try {
+    compiled = compileNode(ast, new Set(["self"]));
+  } catch (err) {
+    if (err instanceof Unsupported) return undefined;
+    throw err;
+  }
+  return (self) => {
+    if (self === null || self === undefined) return UNSURE;
+    return compiled(new Map([["self", self]])) === true ? true : UNSURE;
+  };
+}
