@@ -47,41 +47,55 @@ export interface ResourceFacts {
 
 /**
  * Calls `visit` with each value at `segments` (`*`: any list item or map value) and its JSON
- * pointer. The pointer is built only for values found: most patterns match nothing.
+ * pointer. Most patterns match nothing: the path up to the first `*` is followed without
+ * allocating, and a pointer is built only for values found.
  */
 export function visitAt(
   value: unknown,
   segments: readonly string[],
   visit: (found: unknown, pointer: string) => void,
 ): void {
-  const path: string[] = [];
-  const walk = (v: unknown, depth: number): void => {
-    if (depth === segments.length) {
-      visit(v, path.length === 0 ? "" : "/" + path.map(escapePointer).join("/"));
-      return;
-    }
+  let v = value;
+  let depth = 0;
+  for (; depth < segments.length; depth++) {
     const segment = segments[depth]!;
-    if (segment === "*") {
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) {
-          path.push(String(i));
-          walk(v[i], depth + 1);
-          path.pop();
-        }
-      } else if (isObject(v)) {
-        for (const k of Object.keys(v)) {
-          path.push(k);
-          walk(v[k], depth + 1);
-          path.pop();
-        }
-      }
-    } else if (isObject(v) && Object.hasOwn(v, segment)) {
-      path.push(segment);
-      walk(v[segment], depth + 1);
-      path.pop();
-    }
+    if (segment === "*") break;
+    if (!isObject(v) || !Object.hasOwn(v, segment)) return;
+    v = v[segment];
+  }
+  if (depth === segments.length) visit(v, toPointer(segments));
+  else visitFrom(v, segments, depth, segments.slice(0, depth), visit);
+}
+
+function toPointer(path: readonly string[]): string {
+  return path.length === 0 ? "" : "/" + path.map(escapePointer).join("/");
+}
+
+/** visitAt() from `depth` on, `path` being the segments walked so far. */
+function visitFrom(
+  v: unknown,
+  segments: readonly string[],
+  depth: number,
+  path: string[],
+  visit: (found: unknown, pointer: string) => void,
+): void {
+  if (depth === segments.length) {
+    visit(v, toPointer(path));
+    return;
+  }
+  const segment = segments[depth]!;
+  const step = (key: string, child: unknown): void => {
+    path.push(key);
+    visitFrom(child, segments, depth + 1, path, visit);
+    path.pop();
   };
-  walk(value, 0);
+  if (segment !== "*") {
+    if (isObject(v) && Object.hasOwn(v, segment)) step(segment, v[segment]);
+  } else if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) step(String(i), v[i]);
+  } else if (isObject(v)) {
+    for (const k of Object.keys(v)) step(k, v[k]);
+  }
 }
 
 /** Values at `segments` with their pointers (see visitAt). */

@@ -17,32 +17,44 @@ export interface ReferenceOptions {
   allowMissingRefs: boolean;
 }
 
-function key(kind: string, namespace: string, name: string): string {
-  return `${kind}\u0000${namespace}\u0000${name}`;
-}
-
 function where(r: OwnResource): string {
   return `${r.at.result.file}:${r.at.result.line}`;
 }
 
+/** Map of maps that creates the inner map on first use. */
+function inner<K, V>(outer: Map<K, V>, k: K, create: () => V): V {
+  let v = outer.get(k);
+  if (v === undefined) {
+    v = create();
+    outer.set(k, v);
+  }
+  return v;
+}
+
+/** Resources by namespace, kind and name (nested maps: no key strings built per lookup). */
 export class ResourceIndex {
-  private readonly byKey = new Map<string, OwnResource[]>();
+  private readonly byNamespace = new Map<string, Map<Kind, Map<string, OwnResource[]>>>();
 
   constructor(readonly resources: readonly OwnResource[]) {
     for (const r of resources) {
-      const k = key(r.kind, r.namespace, r.name);
-      const list = this.byKey.get(k);
-      if (list === undefined) this.byKey.set(k, [r]);
-      else list.push(r);
+      const byKind = inner(
+        this.byNamespace,
+        r.namespace,
+        () => new Map<Kind, Map<string, OwnResource[]>>(),
+      );
+      const byName = inner(byKind, r.kind, () => new Map<string, OwnResource[]>());
+      inner(byName, r.name, (): OwnResource[] => []).push(r);
     }
   }
 
   get(kind: Kind, namespace: string, name: string): OwnResource | undefined {
-    return this.byKey.get(key(kind, namespace, name))?.[0];
+    return this.byNamespace.get(namespace)?.get(kind)?.get(name)?.[0];
   }
 
-  groups(): Iterable<OwnResource[]> {
-    return this.byKey.values();
+  *groups(): Iterable<OwnResource[]> {
+    for (const byKind of this.byNamespace.values()) {
+      for (const byName of byKind.values()) yield* byName.values();
+    }
   }
 }
 
@@ -100,19 +112,23 @@ const CHILD_OBJECTS: Partial<Record<Kind, (name: string) => string[]>> = {
  * VirtualMCPServer's Deployment takes its own name too, an MCPRegistry's is `<name>-api`.
  */
 function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
-  const owners = new Map<string, OwnResource[]>();
+  const byNamespace = new Map<string, Map<string, OwnResource[]>>();
   for (const r of resources) {
-    for (const child of CHILD_OBJECTS[r.kind]?.(r.name) ?? []) {
-      const k = `${r.namespace}\u0000${child}`;
-      const list = owners.get(k);
-      if (list === undefined) owners.set(k, [r]);
+    const children = CHILD_OBJECTS[r.kind]?.(r.name);
+    if (children === undefined) continue;
+    const owners = inner(byNamespace, r.namespace, () => new Map<string, OwnResource[]>());
+    for (const child of children) {
+      const list = owners.get(child);
+      if (list === undefined) owners.set(child, [r]);
       else if (!list.some((o) => o.kind === r.kind && o.name === r.name)) list.push(r);
     }
   }
+  const collisions: [string, OwnResource[]][] = [];
+  for (const owners of byNamespace.values()) {
+    for (const entry of owners) if (entry[1].length > 1) collisions.push(entry);
+  }
   const reported = new Map<OwnResource, Map<OwnResource, string[]>>();
-  for (const [k, list] of owners) {
-    if (list.length < 2) continue;
-    const child = k.slice(k.indexOf("\u0000") + 1);
+  for (const [child, list] of collisions) {
     for (const r of list) {
       for (const other of list) {
         if (other === r) continue;
@@ -179,18 +195,24 @@ function issuerIdentity(index: ResourceIndex, namespace: string, configName: str
 
 /** Servers sharing an issuer and an audience accept each other's tokens (replay). */
 function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex): void {
-  const byAudience = new Map<string, { r: OwnResource; pointer: string; audience: string }[]>();
+  type Use = { r: OwnResource; pointer: string; audience: string };
+  // namespace -> issuer -> audience -> uses
+  const byNamespace = new Map<string, Map<string, Map<string, Use[]>>>();
+  const groups: Use[][] = [];
   for (const r of resources) {
     for (const use of r.audiences) {
       const issuer = issuerIdentity(index, r.namespace, use.config);
-      const k = `${r.namespace}\u0000${issuer}\u0000${use.audience}`;
-      const entry = { r, pointer: use.pointer, audience: use.audience };
-      const list = byAudience.get(k);
-      if (list === undefined) byAudience.set(k, [entry]);
-      else list.push(entry);
+      const byIssuer = inner(byNamespace, r.namespace, () => new Map<string, Map<string, Use[]>>());
+      const byAudience = inner(byIssuer, issuer, () => new Map<string, Use[]>());
+      const list = inner(byAudience, use.audience, () => {
+        const created: Use[] = [];
+        groups.push(created);
+        return created;
+      });
+      list.push({ r, pointer: use.pointer, audience: use.audience });
     }
   }
-  for (const list of byAudience.values()) {
+  for (const list of groups) {
     if (list.length < 2) continue;
     for (const entry of list) {
       const others = list
