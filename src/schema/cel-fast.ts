@@ -25,8 +25,11 @@ class Duration {
  * UNSURE once anything is in doubt.
  */
 type Value = unknown;
-type Scope = ReadonlyMap<string, Value>;
+/** Variables by slot: `self` in slot 0, each comprehension's variable in the next one. */
+type Scope = Value[];
 type Compiled = (scope: Scope) => Value;
+/** Slot of each variable in scope while compiling. */
+type Variables = ReadonlyMap<string, number>;
 
 /** Thrown while compiling: a construct this module does not model (the engine evaluates it). */
 class Unsupported extends Error {}
@@ -144,16 +147,15 @@ function args(n: ASTNode): Node[] {
   return Array.isArray(a) ? (a as Node[]) : [a as Node];
 }
 
-function compileMacro(name: string, range: Compiled, variable: string, body: Compiled): Compiled {
+function compileMacro(name: string, range: Compiled, slot: number, body: Compiled): Compiled {
   return (scope) => {
     const items = rangeOf(range(scope));
     if (items === UNSURE) return UNSURE;
-    const inner = new Map(scope);
     let matches = 0;
     const kept: unknown[] = [];
     for (const item of items) {
-      inner.set(variable, item);
-      const v = body(inner);
+      scope[slot] = item;
+      const v = body(scope);
       if (typeof v !== "boolean") return UNSURE;
       if (name === "all" && !v) return false;
       if (name === "exists" && v) return true;
@@ -206,7 +208,7 @@ function compileCall(name: string, receiver: Compiled | undefined, params: Compi
   return () => UNSURE;
 }
 
-function compileNode(n: ASTNode, variables: ReadonlySet<string>): Compiled {
+function compileNode(n: ASTNode, variables: Variables): Compiled {
   const a = args(n);
   const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
   switch (n.op) {
@@ -216,9 +218,10 @@ function compileNode(n: ASTNode, variables: ReadonlySet<string>): Compiled {
     }
     case "id": {
       const name = (n as { args: unknown }).args;
-      if (typeof name !== "string" || !variables.has(name)) throw new Unsupported("variable");
+      const slot = typeof name === "string" ? variables.get(name) : undefined;
+      if (slot === undefined) throw new Unsupported("variable");
       return (scope) => {
-        const v = scope.get(name);
+        const v = scope[slot];
         return typeof v === "number" && !isInt(v) ? UNSURE : v;
       };
     }
@@ -335,8 +338,9 @@ function compileNode(n: ASTNode, variables: ReadonlySet<string>): Compiled {
         if (params.length !== 2 || variable.op !== "id" || typeof varName !== "string") {
           throw new Unsupported(name);
         }
-        const body = compileNode(node(params[1]), new Set([...variables, varName]));
-        return compileMacro(name, receiver, varName, body);
+        const slot = Math.max(...variables.values()) + 1;
+        const body = compileNode(node(params[1]), new Map([...variables, [varName, slot]]));
+        return compileMacro(name, receiver, slot, body);
       }
       const compiled = params.map((p) => compileNode(node(p), variables));
       return compileCall(name, receiver, compiled);
@@ -355,13 +359,18 @@ export type FastRule = (self: unknown) => boolean | Unsure;
 export function compileFastRule(ast: ASTNode): FastRule | undefined {
   let compiled: Compiled;
   try {
-    compiled = compileNode(ast, new Set(["self"]));
+    compiled = compileNode(ast, new Map([["self", 0]]));
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
     throw err;
   }
+  // One scope per rule, reused: evaluation is synchronous and a rule never evaluates itself.
+  const scope: Scope = [];
   return (self) => {
     if (self === null || self === undefined) return UNSURE;
-    return compiled(new Map([["self", self]])) === true ? true : UNSURE;
+    scope[0] = self;
+    const holds = compiled(scope) === true;
+    scope.fill(undefined);
+    return holds ? true : UNSURE;
   };
 }

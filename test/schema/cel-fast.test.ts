@@ -150,6 +150,12 @@ describe("CEL shortcut", () => {
     ["(has(self.a) ? 1 : 0) + (has(self.b) ? 1 : 0) <= 1", { a: 1 }, true],
     ["self.a || self.b", { a: true }, true],
     ["self.a && self.b", { a: false, b: true }, false],
+    [
+      "self.l.all(x, self.l.exists(y, y == x) && self.l.all(x, self.l.exists(z, z == x)))",
+      { l: [1, 2] },
+      true,
+    ],
+    ["self.l.exists(x, x > 5) || self.l.all(y, y < 5)", { l: [1, 2] }, true],
     ["self.s.matches('^a')", { s: "abc" }, false],
     ["!has(self.s) || self.s.matches('^a')", {}, true],
   ];
