@@ -13,11 +13,18 @@ import type { LocateTarget } from "./yaml-model.js";
 
 /** A name one of our resources must exist under (in the referring resource's namespace). */
 export interface NamedReference {
-  pointer: string;
   name: string;
-  targets: readonly Kind[];
-  /** The property that holds it, for messages. */
-  field: string;
+  /** Pointer of the reference; its name is at `/name` below it when `inObject`. */
+  at: string;
+  inObject: boolean;
+  pattern: ReferencePattern;
+  /** The one kind the reference itself names (`kind:`), else any of the pattern's targets. */
+  kind?: Kind;
+}
+
+/** Where a reference's name is, for messages. */
+export function referencePointer(ref: NamedReference): string {
+  return ref.inObject ? `${ref.at}/name` : ref.at;
 }
 
 /** A backend workload name that no static backend of its configuration answers. */
@@ -27,9 +34,9 @@ export interface WorkloadName {
   target: LocateTarget;
 }
 
-/** An `oidcConfigRef` with an audience. */
+/** An `oidcConfigRef` with an audience; the audience is at `${at}/audience`. */
 export interface AudienceUse {
-  pointer: string;
+  at: string;
   config: string;
   audience: string;
 }
@@ -38,9 +45,9 @@ export interface ResourceFacts {
   kind: Kind;
   namespace: string;
   name: string;
-  references: NamedReference[];
-  workloads: WorkloadName[];
-  audiences: AudienceUse[];
+  references: readonly NamedReference[];
+  workloads: readonly WorkloadName[];
+  audiences: readonly AudienceUse[];
   /** MCPOIDCConfig only: the issuer its tokens come from, when its spec says. */
   issuer?: string;
 }
@@ -63,8 +70,20 @@ export function visitAt(
     if (!isObject(v) || !Object.hasOwn(v, segment)) return;
     v = v[segment];
   }
-  if (depth === segments.length) visit(v, toPointer(segments));
+  if (depth === segments.length) visit(v, staticPointer(segments));
   else visitFrom(v, segments, depth, segments.slice(0, depth), visit);
+}
+
+const staticPointers = new WeakMap<readonly string[], string>();
+
+/** The pointer of a path without wildcards: the same string for every resource. */
+function staticPointer(segments: readonly string[]): string {
+  let pointer = staticPointers.get(segments);
+  if (pointer === undefined) {
+    pointer = toPointer(segments);
+    staticPointers.set(segments, pointer);
+  }
+  return pointer;
 }
 
 function toPointer(path: readonly string[]): string {
@@ -108,34 +127,34 @@ export function valuesAt(
   return out;
 }
 
-/** The name a reference value carries: a string, or an object's `name` (else undefined). */
-function referencedName(value: unknown): { name: string; pointer: string } | undefined {
-  if (typeof value === "string") return value === "" ? undefined : { name: value, pointer: "" };
-  if (isObject(value) && typeof value.name === "string" && value.name !== "") {
-    return { name: value.name, pointer: "/name" };
-  }
-  return undefined;
-}
+/** No entries: shared, so that the many resources without any allocate nothing. */
+const NONE: readonly never[] = Object.freeze([]);
 
 function addReference(
   out: NamedReference[],
   pattern: ReferencePattern,
   value: unknown,
-  pointer: string,
+  at: string,
 ): void {
-  const named = referencedName(value);
-  if (named === undefined) return; // the schema level reports a malformed reference
-  let targets = pattern.targets;
-  if (isObject(value) && typeof value.kind === "string") {
-    const k = value.kind as Kind;
-    if (!targets.includes(k)) return; // the schema level reports a wrong kind
-    targets = [k];
+  if (typeof value === "string") {
+    if (value !== "") out.push({ name: value, at, inObject: false, pattern });
+    return;
   }
-  const field = pattern.segments[pattern.segments.length - 1] ?? "reference";
-  out.push({ pointer: pointer + named.pointer, name: named.name, targets, field });
+  // Anything else without a name is malformed: the schema level reports it.
+  if (!isObject(value) || typeof value.name !== "string" || value.name === "") return;
+  const ref: NamedReference = { name: value.name, at, inObject: true, pattern };
+  if (typeof value.kind === "string") {
+    const kind = value.kind as Kind;
+    if (!pattern.targets.includes(kind)) return; // the schema level reports a wrong kind
+    ref.kind = kind;
+  }
+  out.push(ref);
 }
 
-function referencesOf(value: unknown, patterns: readonly ReferencePattern[]): NamedReference[] {
+function referencesOf(
+  value: unknown,
+  patterns: readonly ReferencePattern[],
+): readonly NamedReference[] {
   const out: NamedReference[] = [];
   for (const pattern of patterns) {
     visitAt(value, pattern.segments, (found, pointer) => {
@@ -147,7 +166,7 @@ function referencesOf(value: unknown, patterns: readonly ReferencePattern[]): Na
       }
     });
   }
-  return out;
+  return out.length === 0 ? NONE : out;
 }
 
 /** Names of the static backends of the virtual-server configuration at `config`. */
@@ -159,7 +178,11 @@ function staticBackends(value: unknown, config: readonly string[]): Set<string> 
   return names;
 }
 
-function workloadNamesOf(value: unknown, patterns: readonly WorkloadPattern[]): WorkloadName[] {
+function workloadNamesOf(
+  value: unknown,
+  patterns: readonly WorkloadPattern[],
+): readonly WorkloadName[] {
+  if (patterns.length === 0) return NONE;
   const out: WorkloadName[] = [];
   const backends = new Map<string, Set<string>>();
   for (const pattern of patterns) {
@@ -196,13 +219,13 @@ const OIDC_USERS: Partial<Record<Kind, string[]>> = {
   VirtualMCPServer: ["spec", "incomingAuth", "oidcConfigRef"],
 };
 
-function audiencesOf(kind: Kind, value: unknown): AudienceUse[] {
+function audiencesOf(kind: Kind, value: unknown): readonly AudienceUse[] {
   const path = OIDC_USERS[kind];
-  const out: AudienceUse[] = [];
-  if (path === undefined) return out;
-  visitAt(value, path, (ref, pointer) => {
+  if (path === undefined) return NONE;
+  let out: readonly AudienceUse[] = NONE;
+  visitAt(value, path, (ref, at) => {
     if (isObject(ref) && typeof ref.audience === "string" && typeof ref.name === "string") {
-      out.push({ pointer: `${pointer}/audience`, config: ref.name, audience: ref.audience });
+      out = [...out, { at, config: ref.name, audience: ref.audience }];
     }
   });
   return out;

@@ -3,7 +3,7 @@
 // MCPServer and an MCPRemoteProxy do not share a name; OIDC audiences are unique per server.
 // It works on the facts taken from each resource when it was read (reference-facts.ts).
 import type { Kind } from "../schema/kinds.js";
-import type { ResourceFacts } from "./reference-facts.js";
+import { type AudienceUse, type ResourceFacts, referencePointer } from "./reference-facts.js";
 import { WORKLOAD_KINDS } from "./reference-table.js";
 import { type IssueTarget, addIssue, resourceLabel } from "./resource.js";
 
@@ -158,11 +158,13 @@ function checkNamedReferences(
   missing: "error" | "warning",
 ): void {
   for (const ref of r.references) {
-    if (ref.targets.some((t) => index.get(t, r.namespace, ref.name) !== undefined)) continue;
+    const targets = ref.kind === undefined ? ref.pattern.targets : [ref.kind];
+    if (targets.some((t) => index.get(t, r.namespace, ref.name) !== undefined)) continue;
+    const field = ref.pattern.segments[ref.pattern.segments.length - 1] ?? "reference";
     addIssue(
       r.at,
-      ref.pointer,
-      `${ref.field}: ${ref.targets.join(" or ")} "${ref.name}" not found in namespace ${r.namespace}`,
+      referencePointer(ref),
+      `${field}: ${targets.join(" or ")} "${ref.name}" not found in namespace ${r.namespace}`,
       "reference",
       missing,
     );
@@ -195,7 +197,7 @@ function issuerIdentity(index: ResourceIndex, namespace: string, configName: str
 
 /** Servers sharing an issuer and an audience accept each other's tokens (replay). */
 function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex): void {
-  type Use = { r: OwnResource; pointer: string; audience: string };
+  type Use = { r: OwnResource; use: AudienceUse };
   // namespace -> issuer -> audience -> uses
   const byNamespace = new Map<string, Map<string, Map<string, Use[]>>>();
   const groups: Use[][] = [];
@@ -209,7 +211,7 @@ function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex)
         groups.push(created);
         return created;
       });
-      list.push({ r, pointer: use.pointer, audience: use.audience });
+      list.push({ r, use });
     }
   }
   for (const list of groups) {
@@ -220,8 +222,8 @@ function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex)
         .map((o) => `${resourceLabel(o.r)} (${where(o.r)})`);
       addIssue(
         entry.r.at,
-        entry.pointer,
-        `audience "${entry.audience}" is also used by ${others.join(", ")} with the same issuer: ` +
+        `${entry.use.at}/audience`,
+        `audience "${entry.use.audience}" is also used by ${others.join(", ")} with the same issuer: ` +
           "each server needs its own audience, or a token for one is accepted by the other",
         "reference",
       );
