@@ -86,10 +86,15 @@ const HOLDS: RuleOutcome = { ok: true };
  * that already failed the schema) is reported as not satisfied with the engine's reason. Most
  * rules hold and are decided by their shortcut; the rest go to the engine.
  */
-export function evaluateRule(rule: string, self: unknown, cache?: CelValueCache): RuleOutcome {
+export function evaluateRule(
+  rule: string,
+  self: unknown,
+  cache?: CelValueCache | (() => CelValueCache),
+): RuleOutcome {
   const { fast } = compile(rule);
   if (fast !== undefined && fast(self) === true) return HOLDS;
-  return evaluateWithEngine(rule, self, cache);
+  // The cache is asked for only now: most documents never reach the engine.
+  return evaluateWithEngine(rule, self, typeof cache === "function" ? cache() : cache);
 }
 
 /** evaluateRule() by the CEL engine alone. */

@@ -28,17 +28,24 @@ export function isKind(value: string): value is Kind {
   return kindSet.has(value);
 }
 
+const ownApiVersions: ReadonlySet<string> = new Set(
+  SERVED_VERSIONS.map((v) => `${API_GROUP}/${v}`),
+);
+
 /** True for `toolhive.stacklok.dev/v1alpha1` and `toolhive.stacklok.dev/v1beta1`. */
 export function isOwnApiVersion(apiVersion: string): boolean {
-  const [group, version] = apiVersion.split("/");
-  return group === API_GROUP && (SERVED_VERSIONS as readonly string[]).includes(version ?? "");
+  return ownApiVersions.has(apiVersion);
 }
 
 export const SCHEMA_BASE = "https://mcpfleet.dev/schemas/";
 
+const kindSchemaIds = new Map<string, string>(
+  KINDS.map((kind) => [kind, `${SCHEMA_BASE}crd/${kind.toLowerCase()}.yaml`]),
+);
+
 /** The `$id` of a kind's root schema. */
 export function kindSchemaId(kind: Kind): string {
-  return `${SCHEMA_BASE}crd/${kind.toLowerCase()}.yaml`;
+  return kindSchemaIds.get(kind) ?? `${SCHEMA_BASE}crd/${kind.toLowerCase()}.yaml`;
 }
 
 export const REGISTRY_CONFIG_SCHEMA_ID = `${SCHEMA_BASE}config/registry-server.yaml`;

@@ -55,7 +55,7 @@ function celErrors(
   rules: CelRule[],
   data: unknown,
   instancePath: string,
-  cache: CelValueCache | undefined,
+  cache: () => CelValueCache,
 ): ErrorObject[] {
   const errors: ErrorObject[] = [];
   for (const rule of rules) {
@@ -82,7 +82,7 @@ function duplicateListEntries(
   parent: SchemaNode | undefined,
   instancePath: string,
 ): ErrorObject[] {
-  if ((type !== "map" && type !== "set") || !Array.isArray(data)) return [];
+  if ((type !== "map" && type !== "set") || !Array.isArray(data) || data.length < 2) return [];
   const keys = (parent?.["x-kubernetes-list-map-keys"] as string[] | undefined) ?? [];
   const seen = new Set<string>();
   const errors: ErrorObject[] = [];
@@ -122,7 +122,7 @@ const STRICT_LOGGER = {
  * `celCache()` is the conversion cache of the validation under way (see CelValueCache);
  * `checked`: the schemas are known to conform to the meta-schema (see isCheckedSnapshot).
  */
-function newAjv(celCache: () => CelValueCache | undefined, checked: boolean): Ajv2020 {
+function newAjv(celCache: () => CelValueCache, checked: boolean): Ajv2020 {
   const ajv = new Ajv2020({
     ...(checked ? { meta: false, validateSchema: false } : {}),
     // Defaults are filled in as each object is validated, before its keywords run; the CEL and
@@ -188,7 +188,7 @@ function newAjv(celCache: () => CelValueCache | undefined, checked: boolean): Aj
       _parent?: unknown,
       cxt?: { instancePath: string },
     ): boolean {
-      const errors = celErrors(rules, data, cxt?.instancePath ?? "", celCache());
+      const errors = celErrors(rules, data, cxt?.instancePath ?? "", celCache);
       (celValidate as unknown as { errors: ErrorObject[] }).errors = errors;
       return errors.length === 0;
     },
@@ -312,7 +312,8 @@ export class SchemaSet {
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(readonly files: readonly SchemaFile[]) {
-    this.ajv = newAjv(() => this.celCache, isCheckedSnapshot(files));
+    // A cache per validation, made only if a rule reaches the CEL engine.
+    this.ajv = newAjv(() => (this.celCache ??= new WeakMap()), isCheckedSnapshot(files));
     for (const file of files) {
       this.ajv.addSchema(markUnknownFields(file.schema), file.id);
     }
@@ -347,7 +348,6 @@ export class SchemaSet {
   private validateOwned(ref: string, doc: unknown): SchemaIssue[] {
     const validate = this.validator(ref);
     // The document does not change while it is validated: CEL conversions can be shared.
-    this.celCache = new WeakMap();
     let valid: boolean;
     try {
       valid = validate(doc);

@@ -355,6 +355,7 @@ function addSchemaIssues(
   base = "",
   covered: readonly ConfigIssue[] = [],
 ): void {
+  if (issues.length === 0) return;
   // A rule over a value that already fails its schema (a string where a list belongs, a
   // malformed duration) cannot be evaluated meaningfully: its message would mislead.
   const schemaPaths = new Set(
