@@ -99,6 +99,26 @@ class FileEvents {
   }
 }
 
+/**
+ * Line and column of `offset`, counted on from a known earlier place (`from`): a document's
+ * positions need no index of the lines of its whole file.
+ */
+function positionFrom(
+  text: string,
+  from: Position & { offset: number },
+  offset: number,
+): Position & { offset: number } {
+  if (offset < from.offset) from = { offset: 0, line: 1, column: 1 };
+  let line = from.line;
+  let lineStart = from.offset - (from.column - 1);
+  for (let nl = text.indexOf("\n", from.offset); nl !== -1 && nl < offset;) {
+    line++;
+    lineStart = nl + 1;
+    nl = text.indexOf("\n", nl + 1);
+  }
+  return { offset, line, column: Math.max(1, offset - lineStart + 1) };
+}
+
 /** Index of each document's root event (the event after its DOCUMENT event). */
 function documentRoots(events: readonly Event[]): number[] {
   const roots: number[] = [];
@@ -167,9 +187,13 @@ export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocume
   const file = new FileEvents(text, events, roots, held);
   const ranges = documentRanges(text, events, roots);
   const docs: ParsedDocument[] = [];
+  // Documents come in order: each start is counted on from the previous one.
+  let counted: Position & { offset: number } = { offset: 0, line: 1, column: 1 };
   for (let index = 0; index < roots.length; index++) {
     const range = ranges[index]!;
-    const doc = new EventDocument(file, index, file.position(range[0]), range);
+    counted = positionFrom(text, counted, range[0]);
+    const start = { line: counted.line, column: counted.column };
+    const doc = new EventDocument(file, index, start, range);
     const value = values[index];
     if (value === null || value === undefined) doc.empty = true;
     else doc.value = value;
@@ -312,16 +336,16 @@ function needsTree(e: Event | undefined): boolean {
  * at the indentation of the first line that is not blank.
  */
 function literalOrigin(
-  file: FileEvents,
   view: EventView,
   node: ScalarEvent,
+  position: (offset: number) => Position,
 ): ScalarOrigin | undefined {
   const rest = view.text.slice(node.valueStart, node.valueEnd + 1);
   const first = /^(?:[ \t]*\r?\n)*( *)\S/.exec(rest);
   // A block of blank lines only: where it ends is counted differently; the tree decides.
   if (first === null) return undefined;
   const indent = first[1]?.length ?? 0;
-  return { line: file.position(view.base + node.valueStart).line, column: indent + 1, lines: true };
+  return { line: position(view.base + node.valueStart).line, column: indent + 1, lines: true };
 }
 
 /** A document read from a file's events (one class, not closures per document: files hold many). */
@@ -341,6 +365,15 @@ class EventDocument implements ParsedDocument {
     readonly start: Position,
     readonly range: readonly [number, number],
   ) {}
+
+  /** Line and column of file offset `offset`, inside this document, whose events are `v`. */
+  private position(v: EventView, offset: number): Position {
+    // Counted from the document's first line, whose number is known.
+    const lineStart = v.text.lastIndexOf("\n", this.range[0] - v.base - 1) + 1;
+    const from = { offset: lineStart, line: this.start.line, column: 1 };
+    const { line, column } = positionFrom(v.text, from, offset - v.base);
+    return { line, column };
+  }
 
   private view(): EventView {
     if (this.own !== undefined) return this.own;
@@ -368,7 +401,7 @@ class EventDocument implements ParsedDocument {
     const chosen = v.events[at ? found.key : found.node];
     if (chosen === undefined) return this.start;
     if (needsTree(chosen)) return this.exact().locate(pointer, target);
-    return this.file.position(v.base + nodeStart(chosen));
+    return this.position(v, v.base + nodeStart(chosen));
   }
 
   scalarOrigin(pointer: string): ScalarOrigin | undefined {
@@ -377,10 +410,12 @@ class EventDocument implements ParsedDocument {
     const node = v.events[found.node];
     if (!found.complete || node?.type !== SCALAR) return undefined;
     const literal =
-      node.style === SCALAR_STYLE.LITERAL_BLOCK ? literalOrigin(this.file, v, node) : undefined;
+      node.style === SCALAR_STYLE.LITERAL_BLOCK
+        ? literalOrigin(v, node, (offset) => this.position(v, offset))
+        : undefined;
     if (literal !== undefined) return literal;
     if (needsTree(node)) return this.exact().scalarOrigin(pointer);
-    return { ...this.file.position(v.base + nodeStart(node)), lines: false };
+    return { ...this.position(v, v.base + nodeStart(node)), lines: false };
   }
 
   release(): void {
