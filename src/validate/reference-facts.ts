@@ -45,6 +45,7 @@ export interface ResourceFacts {
   kind: Kind;
   namespace: string;
   name: string;
+  /** After the reference level has taken the resource: only those not yet found. */
   references: readonly NamedReference[];
   workloads: readonly WorkloadName[];
   audiences: readonly AudienceUse[];

@@ -1,109 +1,172 @@
 // The reference level: rules over the whole set of resources given. A reference names an
 // existing resource of the right kind in the same namespace; kind/namespace/name is unique; an
 // MCPServer and an MCPRemoteProxy do not share a name; OIDC audiences are unique per server.
-// It works on the facts taken from each resource when it was read (reference-facts.ts).
+// It works on the facts taken from each resource as it is read (reference-facts.ts), and
+// settles a reference as soon as the resource it names has been seen: only the others, and
+// what the rules across the whole set need, are kept until the last file has been read.
 import type { Kind } from "../schema/kinds.js";
-import { type AudienceUse, type ResourceFacts, referencePointer } from "./reference-facts.js";
+import {
+  type AudienceUse,
+  type NamedReference,
+  type ResourceFacts,
+  referencePointer,
+} from "./reference-facts.js";
 import { WORKLOAD_KINDS } from "./reference-table.js";
 import { type IssueTarget, addIssue, resourceLabel } from "./resource.js";
 
-/** A resource of one of our kinds that has a name: what references can point at. */
-export interface OwnResource extends ResourceFacts {
-  /** Where its issues go. */
-  at: IssueTarget;
-}
+/** A resource of one of our kinds that has a name (what references can point at); its issues go to its result. */
+export interface OwnResource extends ResourceFacts, IssueTarget {}
 
 export interface ReferenceOptions {
   allowMissingRefs: boolean;
 }
 
 function where(r: OwnResource): string {
-  return `${r.at.result.file}:${r.at.result.line}`;
+  return `${r.result.file}:${r.result.line}`;
 }
 
-/** Map of maps that creates the inner map on first use. */
-function inner<K, V>(outer: Map<K, V>, k: K, create: () => V): V {
-  let v = outer.get(k);
-  if (v === undefined) {
-    v = create();
-    outer.set(k, v);
+/** Appends `value` to the list at `groups[k1][k2]` (no closures: this runs per resource). */
+function addTo<K, V>(groups: Map<string, Map<K, V[]>>, k1: string, k2: K, value: V): void {
+  let byK2 = groups.get(k1);
+  if (byK2 === undefined) {
+    byK2 = new Map<K, V[]>();
+    groups.set(k1, byK2);
   }
-  return v;
+  const list = byK2.get(k2);
+  if (list === undefined) byK2.set(k2, [value]);
+  else list.push(value);
 }
 
 /** Resources by namespace, kind and name (nested maps: no key strings built per lookup). */
 export class ResourceIndex {
-  private readonly byNamespace = new Map<string, Map<Kind, Map<string, OwnResource[]>>>();
+  private readonly byKind = new Map<Kind, Map<string, Map<string, OwnResource[]>>>();
 
-  constructor(readonly resources: readonly OwnResource[]) {
-    for (const r of resources) {
-      const byKind = inner(
-        this.byNamespace,
-        r.namespace,
-        () => new Map<Kind, Map<string, OwnResource[]>>(),
-      );
-      const byName = inner(byKind, r.kind, () => new Map<string, OwnResource[]>());
-      inner(byName, r.name, (): OwnResource[] => []).push(r);
+  add(r: OwnResource): void {
+    let byNamespace = this.byKind.get(r.kind);
+    if (byNamespace === undefined) {
+      byNamespace = new Map<string, Map<string, OwnResource[]>>();
+      this.byKind.set(r.kind, byNamespace);
     }
+    addTo(byNamespace, r.namespace, r.name, r);
   }
 
   get(kind: Kind, namespace: string, name: string): OwnResource | undefined {
-    return this.byNamespace.get(namespace)?.get(kind)?.get(name)?.[0];
+    return this.byKind.get(kind)?.get(namespace)?.get(name)?.[0];
   }
 
-  *groups(): Iterable<OwnResource[]> {
-    for (const byKind of this.byNamespace.values()) {
-      for (const byName of byKind.values()) yield* byName.values();
+  /** Every kind/namespace/name defined more than once, with its definitions in order. */
+  duplicates(): OwnResource[][] {
+    const out: OwnResource[][] = [];
+    for (const byNamespace of this.byKind.values()) {
+      for (const byName of byNamespace.values()) {
+        for (const list of byName.values()) if (list.length > 1) out.push(list);
+      }
     }
+    return out;
   }
 }
 
-/** Runs every reference-level rule and attaches the issues to the resources' results. */
-export function checkReferences(
-  resources: readonly OwnResource[],
-  options: ReferenceOptions,
-): void {
-  const index = new ResourceIndex(resources);
-  checkDuplicates(index);
-  checkWorkloadCollisions(resources);
-  const missing = options.allowMissingRefs ? "warning" : "error";
-  for (const r of resources) {
-    checkNamedReferences(r, index, missing);
-    checkWorkloadNames(r, index, missing);
+const NONE: readonly never[] = Object.freeze([]);
+
+/** The reference level of one run: resources are added as they are read, checked at the end. */
+export class ReferenceLevel {
+  private readonly index = new ResourceIndex();
+  private readonly all: OwnResource[] = [];
+
+  constructor(private readonly options: ReferenceOptions) {}
+
+  /** The resources added, with the references still unsettled. */
+  get resources(): readonly OwnResource[] {
+    return this.all;
   }
-  checkAudiences(resources, index);
+
+  /**
+   * Adds a resource of ours; its references to resources already added are settled now (a
+   * name that exists stays found), the others wait for finish().
+   */
+  add(facts: ResourceFacts, at: IssueTarget): void {
+    const r: OwnResource = { ...facts, result: at.result, prefix: at.prefix, doc: at.doc };
+    this.index.add(r);
+    let open = 0;
+    for (const ref of r.references) if (!this.found(ref, r.namespace)) open++;
+    if (open !== r.references.length) {
+      r.references =
+        open === 0 ? NONE : r.references.filter((ref) => !this.found(ref, r.namespace));
+    }
+    this.all.push(r);
+  }
+
+  private found(ref: NamedReference, namespace: string): boolean {
+    if (ref.kind !== undefined) return this.index.get(ref.kind, namespace, ref.name) !== undefined;
+    for (const kind of ref.pattern.targets) {
+      if (this.index.get(kind, namespace, ref.name) !== undefined) return true;
+    }
+    return false;
+  }
+
+  /** Runs every reference-level rule and attaches the issues to the resources' results. */
+  finish(): void {
+    const index = this.index;
+    const resources = this.all;
+    checkDuplicates(index);
+    checkWorkloadCollisions(resources);
+    const missing = this.options.allowMissingRefs ? "warning" : "error";
+    for (const r of resources) {
+      checkNamedReferences(r, index, missing);
+      checkWorkloadNames(r, index, missing);
+    }
+    checkAudiences(resources, index);
+  }
 }
 
 function checkDuplicates(index: ResourceIndex): void {
-  for (const group of index.groups()) {
-    const [first, ...rest] = group;
-    if (first === undefined) continue;
+  for (const [first, ...rest] of index.duplicates()) {
     for (const dup of rest) {
       addIssue(
-        dup.at,
+        dup,
         "/metadata/name",
-        `duplicate ${dup.kind} ${dup.namespace}/${dup.name}: also defined at ${where(first)}`,
+        `duplicate ${dup.kind} ${dup.namespace}/${dup.name}: also defined at ${where(first!)}`,
         "reference",
       );
     }
   }
 }
 
+type ChildType = "Deployment" | "StatefulSet" | "ConfigMap" | "Service";
+const CHILD_TYPES: readonly ChildType[] = ["Deployment", "StatefulSet", "ConfigMap", "Service"];
+
+/** An object created for a resource named n: its type, and the text around n in its name. */
+type ChildObject = readonly [type: ChildType, prefix: string, suffix: string];
+
 /**
  * Objects created for a resource that a resource of another kind could also create: workloads,
  * Services and run-configuration ConfigMaps (names as src/synth renders them, after the
  * reference operator).
  */
-const CHILD_OBJECTS: Partial<Record<Kind, (name: string) => string[]>> = {
-  MCPServer: (n) => [`Deployment ${n}`, `ConfigMap ${n}-runconfig`, `Service mcp-${n}-proxy`],
-  MCPRemoteProxy: (n) => [
-    `Deployment ${n}`,
-    `ConfigMap ${n}-runconfig`,
-    `Service mcp-${n}-remote-proxy`,
+const CHILD_OBJECTS: Partial<Record<Kind, readonly ChildObject[]>> = {
+  MCPServer: [
+    ["Deployment", "", ""],
+    ["ConfigMap", "", "-runconfig"],
+    ["Service", "mcp-", "-proxy"],
   ],
-  VirtualMCPServer: (n) => [`Deployment ${n}`, `ConfigMap ${n}-vmcp-config`, `Service vmcp-${n}`],
-  MCPRegistry: (n) => [`Deployment ${n}-api`, `Service ${n}-api`],
-  EmbeddingServer: (n) => [`StatefulSet ${n}`, `Service ${n}`],
+  MCPRemoteProxy: [
+    ["Deployment", "", ""],
+    ["ConfigMap", "", "-runconfig"],
+    ["Service", "mcp-", "-remote-proxy"],
+  ],
+  VirtualMCPServer: [
+    ["Deployment", "", ""],
+    ["ConfigMap", "", "-vmcp-config"],
+    ["Service", "vmcp-", ""],
+  ],
+  MCPRegistry: [
+    ["Deployment", "", "-api"],
+    ["Service", "", "-api"],
+  ],
+  EmbeddingServer: [
+    ["StatefulSet", "", ""],
+    ["Service", "", ""],
+  ],
 };
 
 /**
@@ -112,40 +175,46 @@ const CHILD_OBJECTS: Partial<Record<Kind, (name: string) => string[]>> = {
  * VirtualMCPServer's Deployment takes its own name too, an MCPRegistry's is `<name>-api`.
  */
 function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
-  const byNamespace = new Map<string, Map<string, OwnResource[]>>();
+  // type -> namespace -> object name -> resources creating it
+  const owners = new Map<ChildType, Map<string, Map<string, OwnResource[]>>>(
+    CHILD_TYPES.map((t) => [t, new Map()]),
+  );
   for (const r of resources) {
-    const children = CHILD_OBJECTS[r.kind]?.(r.name);
-    if (children === undefined) continue;
-    const owners = inner(byNamespace, r.namespace, () => new Map<string, OwnResource[]>());
-    for (const child of children) {
-      const list = owners.get(child);
-      if (list === undefined) owners.set(child, [r]);
-      else if (!list.some((o) => o.kind === r.kind && o.name === r.name)) list.push(r);
+    for (const [type, prefix, suffix] of CHILD_OBJECTS[r.kind] ?? []) {
+      const name = prefix === "" && suffix === "" ? r.name : prefix + r.name + suffix;
+      addTo(owners.get(type)!, r.namespace, name, r);
     }
   }
-  const collisions: [string, OwnResource[]][] = [];
-  for (const owners of byNamespace.values()) {
-    for (const entry of owners) if (entry[1].length > 1) collisions.push(entry);
-  }
   const reported = new Map<OwnResource, Map<OwnResource, string[]>>();
-  for (const [child, list] of collisions) {
-    for (const r of list) {
-      for (const other of list) {
-        if (other === r) continue;
-        const byOther = reported.get(r) ?? new Map<OwnResource, string[]>();
-        reported.set(r, byOther);
-        byOther.set(other, [...(byOther.get(other) ?? []), child]);
+  for (const type of CHILD_TYPES) {
+    for (const byName of owners.get(type)!.values()) {
+      for (const [name, all] of byName) {
+        if (all.length < 2) continue;
+        // One resource listed twice is a duplicate, reported as such.
+        const list = all.filter(
+          (r, i) => all.findIndex((o) => o.kind === r.kind && o.name === r.name) === i,
+        );
+        for (const r of list) {
+          for (const other of list) {
+            if (other === r) continue;
+            let byOther = reported.get(r);
+            if (byOther === undefined) {
+              byOther = new Map<OwnResource, string[]>();
+              reported.set(r, byOther);
+            }
+            byOther.set(other, [...(byOther.get(other) ?? []), `${type} "${name}"`]);
+          }
+        }
       }
     }
   }
   for (const [r, byOther] of reported) {
     for (const [other, children] of byOther) {
-      const objects = children.map((c) => c.replace(" ", ' "') + '"').join(" and the ");
       addIssue(
-        r.at,
+        r,
         "/metadata/name",
         `${r.kind} ${r.namespace}/${r.name} and ${other.kind} ${other.namespace}/${other.name} ` +
-          `(${where(other)}) would both create the ${objects}`,
+          `(${where(other)}) would both create the ${children.join(" and the ")}`,
         "reference",
       );
     }
@@ -162,7 +231,7 @@ function checkNamedReferences(
     if (targets.some((t) => index.get(t, r.namespace, ref.name) !== undefined)) continue;
     const field = ref.pattern.segments[ref.pattern.segments.length - 1] ?? "reference";
     addIssue(
-      r.at,
+      r,
       referencePointer(ref),
       `${field}: ${targets.join(" or ")} "${ref.name}" not found in namespace ${r.namespace}`,
       "reference",
@@ -179,7 +248,7 @@ function checkWorkloadNames(
   for (const n of r.workloads) {
     if (WORKLOAD_KINDS.some((k) => index.get(k, r.namespace, n.name) !== undefined)) continue;
     addIssue(
-      r.at,
+      r,
       n.pointer,
       `backend workload "${n.name}" not found: no ${WORKLOAD_KINDS.join(", ")} of that name in ` +
         `namespace ${r.namespace} and no static backend of that name`,
@@ -198,30 +267,25 @@ function issuerIdentity(index: ResourceIndex, namespace: string, configName: str
 /** Servers sharing an issuer and an audience accept each other's tokens (replay). */
 function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex): void {
   type Use = { r: OwnResource; use: AudienceUse };
-  // namespace -> issuer -> audience -> uses
-  const byNamespace = new Map<string, Map<string, Map<string, Use[]>>>();
-  const groups: Use[][] = [];
+  // namespace -> "issuer\0audience" -> uses; the key is built only for servers with an audience
+  const byNamespace = new Map<string, Map<string, Use[]>>();
   for (const r of resources) {
     for (const use of r.audiences) {
       const issuer = issuerIdentity(index, r.namespace, use.config);
-      const byIssuer = inner(byNamespace, r.namespace, () => new Map<string, Map<string, Use[]>>());
-      const byAudience = inner(byIssuer, issuer, () => new Map<string, Use[]>());
-      const list = inner(byAudience, use.audience, () => {
-        const created: Use[] = [];
-        groups.push(created);
-        return created;
-      });
-      list.push({ r, use });
+      addTo(byNamespace, r.namespace, `${issuer}\u0000${use.audience}`, { r, use });
     }
   }
+  const groups: Use[][] = [];
+  for (const byKey of byNamespace.values()) {
+    for (const list of byKey.values()) if (list.length > 1) groups.push(list);
+  }
   for (const list of groups) {
-    if (list.length < 2) continue;
     for (const entry of list) {
       const others = list
         .filter((o) => o !== entry)
         .map((o) => `${resourceLabel(o.r)} (${where(o.r)})`);
       addIssue(
-        entry.r.at,
+        entry.r,
         `${entry.use.at}/audience`,
         `audience "${entry.use.audience}" is also used by ${others.join(", ")} with the same issuer: ` +
           "each server needs its own audience, or a token for one is accepted by the other",

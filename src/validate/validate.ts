@@ -19,7 +19,7 @@ import { issueLine } from "./format.js";
 import { validateKube } from "./kube.js";
 import { type ResourceFacts, resourceFacts } from "./reference-facts.js";
 import { type ReferencePattern, referencePatternsOf } from "./reference-table.js";
-import { type OwnResource, checkReferences } from "./references.js";
+import { ReferenceLevel } from "./references.js";
 import {
   REGISTRY_CONFIG_KIND,
   type ConfigIssue,
@@ -68,14 +68,39 @@ import { poolSize, runPool } from "./pool.js";
 interface Context {
   options: ValidateOptions;
   set: SchemaSet;
-  own: OwnResource[];
+  references: ReferenceLevel;
+  /** The one string of each namespace met (the run keeps one per resource). */
+  namespaceOf: (namespace: string) => string;
   /** The reference patterns of a kind in this schema set. */
   patterns: (kind: Kind) => readonly ReferencePattern[];
 }
 
 function newContext(options: ValidateOptions, set: SchemaSet): Context {
-  return { options, set, own: [], patterns: referencePatternsOf(set.files) };
+  return {
+    options,
+    set,
+    references: new ReferenceLevel({ allowMissingRefs: options.allowMissingRefs }),
+    namespaceOf: interner(),
+    patterns: referencePatternsOf(set.files),
+  };
 }
+
+/** A function that returns the first string equal to each one it is given. */
+function interner(): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    const known = seen.get(s);
+    if (known !== undefined) return known;
+    seen.set(s, s);
+    return s;
+  };
+}
+
+/** Our kind's own constant for a kind name (the same text), so that results share it. */
+function canonicalKind(kind: string): string {
+  return isKind(kind) ? (KIND_NAMES.get(kind) ?? kind) : kind;
+}
+const KIND_NAMES = new Map<string, string>(KINDS.map((k) => [k, k]));
 
 /** Validates the files and directories named by `paths` (`-` for stdin; none means `.`). */
 export async function validatePaths(
@@ -147,11 +172,11 @@ export async function validatePooledFile(task: PoolTask): Promise<PooledFile> {
   }
   const ctx = newContext(task.options, defaultSchemaSet());
   const results = await validateText(task.name, read.text, ctx);
-  const own = ctx.own.map(({ at, ...facts }) => ({
-    result: results.indexOf(at.result),
+  const own = ctx.references.resources.map(({ result, prefix, doc, ...facts }) => ({
+    result: results.indexOf(result),
     facts,
-    prefix: at.prefix,
-    doc: { index: at.doc.index, range: at.doc.range, start: at.doc.start },
+    prefix,
+    doc: { index: doc.index, range: doc.range, start: doc.start },
   }));
   return { results, own, text: read.text };
 }
@@ -167,7 +192,7 @@ function adoptPooledFile(done: PooledFile, ctx: Context): ResourceResult[] {
       doc = reparsedDocument(done.text, r.doc.index, r.doc.range, r.doc.start);
       docs.set(r.doc.index, doc);
     }
-    ctx.own.push({ ...r.facts, at: { result, prefix: r.prefix, doc } });
+    ctx.references.add(r.facts, { result, prefix: r.prefix, doc });
   }
   return done.results;
 }
@@ -218,7 +243,7 @@ export async function validateTexts(
 }
 
 function finish(ctx: Context, results: readonly ResourceResult[]): void {
-  checkReferences(ctx.own, { allowMissingRefs: ctx.options.allowMissingRefs });
+  ctx.references.finish();
   // Issues in the order of their position in the file, whatever level found them.
   const byPosition = (a: Issue, b: Issue) => a.line - b.line || a.column - b.column;
   for (const r of results) {
@@ -301,12 +326,13 @@ async function validateUnit(unit: Unit, ctx: Context): Promise<void> {
     return;
   }
   const { apiVersion, kind } = value;
-  if (typeof kind === "string") unit.result.kind = kind;
+  // Strings kept for the whole run are shared where they repeat: kinds and namespaces.
+  if (typeof kind === "string") unit.result.kind = canonicalKind(kind);
   const metadata = isObject(value.metadata) ? value.metadata : {};
   unit.result.name = typeof metadata.name === "string" ? metadata.name : "";
   unit.result.namespace =
     typeof metadata.namespace === "string" && metadata.namespace !== ""
-      ? metadata.namespace
+      ? ctx.namespaceOf(metadata.namespace)
       : ctx.options.namespace;
   let typeMetaOk = true;
   for (const [field, v] of [
@@ -335,7 +361,7 @@ async function validateUnit(unit: Unit, ctx: Context): Promise<void> {
       );
       return;
     }
-    validateOwn(unit, kind, apiVersion, value, ctx);
+    validateOwn(unit, unit.result.kind as Kind, apiVersion, value, ctx);
     return;
   }
   if (ctx.options.kube) {
@@ -392,7 +418,7 @@ function validateOwn(
   const { namespace, name } = unit.result;
   if (name !== "") {
     const facts = resourceFacts({ kind, namespace, name }, value, ctx.patterns(kind));
-    ctx.own.push({ ...facts, at: { result: unit.result, prefix: unit.prefix, doc: unit.doc } });
+    ctx.references.add(facts, unit);
   }
   const spec = kind === "MCPRegistry" && isObject(value.spec) ? value.spec : undefined;
   const covered = spec === undefined ? [] : sourceRuleIssues(spec);
