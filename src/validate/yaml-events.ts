@@ -348,12 +348,16 @@ function literalOrigin(
   return { line: position(view.base + node.valueStart).line, column: indent + 1, lines: true };
 }
 
+/** Shared by every document: a file keeps its documents until the end of the run. */
+const NO_ISSUES: readonly Issue[] = Object.freeze([]);
+
 /** A document read from a file's events (one class, not closures per document: files hold many). */
 class EventDocument implements ParsedDocument {
   empty = false;
   value?: unknown;
-  readonly errors: Issue[] = [];
-  readonly warnings: Issue[] = [];
+  // A document read here has no syntax errors or warnings (those files go to the yaml package).
+  readonly errors: readonly Issue[] = NO_ISSUES;
+  readonly warnings: readonly Issue[] = NO_ISSUES;
   /** Once the file's events are released, this document's own, parsed again on first use. */
   private own: EventView | undefined;
   /** The yaml package's tree of this document, for the rare lookups events cannot answer. */

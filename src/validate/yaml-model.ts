@@ -18,8 +18,8 @@ export interface ParsedDocument {
   /** True when the document holds nothing but comments (or an explicit null). */
   empty: boolean;
   value?: unknown;
-  errors: Issue[];
-  warnings: Issue[];
+  readonly errors: readonly Issue[];
+  readonly warnings: readonly Issue[];
   /** Position of the node a JSON pointer names (see `LocateTarget`). */
   locate(pointer: string, target?: LocateTarget): Position;
   /**
