@@ -85,7 +85,19 @@ export class ReferenceLevel {
    * name that exists stays found), the others wait for finish().
    */
   add(facts: ResourceFacts, at: IssueTarget): void {
-    const r: OwnResource = { ...facts, result: at.result, prefix: at.prefix, doc: at.doc };
+    // Every field written out: a spread would keep them in a separate property array.
+    const r: OwnResource = {
+      kind: facts.kind,
+      namespace: facts.namespace,
+      name: facts.name,
+      references: facts.references,
+      workloads: facts.workloads,
+      audiences: facts.audiences,
+      result: at.result,
+      prefix: at.prefix,
+      doc: at.doc,
+    };
+    if (facts.issuer !== undefined) r.issuer = facts.issuer;
     this.index.add(r);
     let open = 0;
     for (const ref of r.references) if (!this.found(ref, r.namespace)) open++;

@@ -17,6 +17,9 @@ export interface Unit {
 /** Where a unit's issues go: its result, placed by pointer in its document. */
 export type IssueTarget = Pick<Unit, "result" | "prefix" | "doc">;
 
+/** Most results have no issues: they share this list until their first. */
+const NO_ISSUES: readonly Issue[] = Object.freeze([]);
+
 export function newUnit(
   file: string,
   doc: ParsedDocument,
@@ -33,8 +36,8 @@ export function newUnit(
       name: "",
       valid: true,
       skipped: false,
-      errors: [],
-      warnings: [],
+      errors: NO_ISSUES,
+      warnings: NO_ISSUES,
     },
     value,
     prefix,
@@ -52,22 +55,18 @@ export function addIssue(
   target: LocateTarget = "value",
 ): void {
   const at = unit.doc.locate(unit.prefix + path, target);
-  const issue: Issue = { path, line: at.line, column: at.column, message, level };
-  if (severity === "error") {
-    unit.result.errors.push(issue);
-    unit.result.valid = false;
-  } else {
-    unit.result.warnings.push(issue);
-  }
+  addPositionedIssue(unit, { path, line: at.line, column: at.column, message, level }, severity);
 }
 
 /** Attaches an issue whose position is already known. */
 export function addPositionedIssue(unit: IssueTarget, issue: Issue, severity: Severity): void {
+  // A resource has few issues: a new list each time costs less than a list per resource.
+  const result = unit.result;
   if (severity === "error") {
-    unit.result.errors.push(issue);
-    unit.result.valid = false;
+    result.errors = [...result.errors, issue];
+    result.valid = false;
   } else {
-    unit.result.warnings.push(issue);
+    result.warnings = [...result.warnings, issue];
   }
 }
 

@@ -29,8 +29,8 @@ export interface ResourceResult {
   name: string;
   valid: boolean;
   skipped: boolean;
-  errors: Issue[];
-  warnings: Issue[];
+  errors: readonly Issue[];
+  warnings: readonly Issue[];
 }
 
 export interface Summary {

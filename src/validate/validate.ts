@@ -247,8 +247,8 @@ function finish(ctx: Context, results: readonly ResourceResult[]): void {
   // Issues in the order of their position in the file, whatever level found them.
   const byPosition = (a: Issue, b: Issue) => a.line - b.line || a.column - b.column;
   for (const r of results) {
-    if (r.errors.length > 1) r.errors.sort(byPosition);
-    if (r.warnings.length > 1) r.warnings.sort(byPosition);
+    if (r.errors.length > 1) r.errors = r.errors.toSorted(byPosition);
+    if (r.warnings.length > 1) r.warnings = r.warnings.toSorted(byPosition);
   }
 }
 

@@ -77,15 +77,15 @@ class FileEvents {
     this.held = held;
   }
 
-  /** The events of document `index`, whose text is `range` of the file's. */
-  view(index: number, range: readonly [number, number]): EventView {
+  /** The events of document `index`, whose text runs from offset `from` to `to` of the file's. */
+  view(index: number, from: number, to: number): EventView {
     if (this.events !== undefined) {
       const root = this.roots[index] ?? -1;
       return { text: this.text, base: 0, events: this.events, root, shared: true };
     }
     // From the start of the document's first line, so that its indentation is kept.
-    const base = this.text.lastIndexOf("\n", range[0] - 1) + 1;
-    const text = this.text.slice(base, range[1]);
+    const base = this.text.lastIndexOf("\n", from - 1) + 1;
+    const text = this.text.slice(base, to);
     return { text, base, events: parseEvents(text, {}), root: 1, shared: false };
   }
 
@@ -363,25 +363,43 @@ class EventDocument implements ParsedDocument {
   /** The yaml package's tree of this document, for the rare lookups events cannot answer. */
   private tree: ReturnType<typeof treeLocator> | undefined;
 
+  // Numbers, not a Position and a tuple: a run keeps every document until its end.
+  private readonly line: number;
+  private readonly column: number;
+  private readonly from: number;
+  private readonly to: number;
+
   constructor(
     private readonly file: FileEvents,
     readonly index: number,
-    readonly start: Position,
-    readonly range: readonly [number, number],
-  ) {}
+    start: Position,
+    range: readonly [number, number],
+  ) {
+    this.line = start.line;
+    this.column = start.column;
+    [this.from, this.to] = range;
+  }
+
+  get start(): Position {
+    return { line: this.line, column: this.column };
+  }
+
+  get range(): readonly [number, number] {
+    return [this.from, this.to];
+  }
 
   /** Line and column of file offset `offset`, inside this document, whose events are `v`. */
   private position(v: EventView, offset: number): Position {
     // Counted from the document's first line, whose number is known.
-    const lineStart = v.text.lastIndexOf("\n", this.range[0] - v.base - 1) + 1;
-    const from = { offset: lineStart, line: this.start.line, column: 1 };
+    const lineStart = v.text.lastIndexOf("\n", this.from - v.base - 1) + 1;
+    const from = { offset: lineStart, line: this.line, column: 1 };
     const { line, column } = positionFrom(v.text, from, offset - v.base);
     return { line, column };
   }
 
   private view(): EventView {
     if (this.own !== undefined) return this.own;
-    const v = this.file.view(this.index, this.range);
+    const v = this.file.view(this.index, this.from, this.to);
     if (!v.shared) this.own = v;
     return v;
   }
@@ -390,9 +408,9 @@ class EventDocument implements ParsedDocument {
     if (this.tree === undefined) {
       // From the start of the document's first line, so that its indentation is kept.
       const text = this.file.text;
-      const lineStart = text.lastIndexOf("\n", this.range[0] - 1) + 1;
+      const lineStart = text.lastIndexOf("\n", this.from - 1) + 1;
       const position = (offset: number) => this.file.position(offset);
-      this.tree = treeLocator(text, position, [lineStart, this.range[1]], this.start);
+      this.tree = treeLocator(text, position, [lineStart, this.to], this.start);
     }
     return this.tree;
   }
