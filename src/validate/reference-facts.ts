@@ -9,7 +9,7 @@ import {
   type WorkloadPattern,
 } from "./reference-table.js";
 import { escapePointer, isObject } from "./resource.js";
-import type { LocateTarget } from "./yaml-model.js";
+import type { LocateTarget, Position } from "./yaml-model.js";
 
 /** A name one of our resources must exist under (in the referring resource's namespace). */
 export interface NamedReference {
@@ -20,6 +20,8 @@ export interface NamedReference {
   pattern: ReferencePattern;
   /** The one kind the reference itself names (`kind:`), else any of the pattern's targets. */
   kind?: Kind;
+  /** Where its name is, noted when the reference is still unresolved after its document. */
+  position?: Position;
 }
 
 /** Where a reference's name is, for messages. */
@@ -32,6 +34,8 @@ export interface WorkloadName {
   pointer: string;
   name: string;
   target: LocateTarget;
+  /** As for NamedReference. */
+  position?: Position;
 }
 
 /** An `oidcConfigRef` with an audience; the audience is at `${at}/audience`. */

@@ -12,7 +12,14 @@ import {
   referencePointer,
 } from "./reference-facts.js";
 import { WORKLOAD_KINDS } from "./reference-table.js";
-import { type IssueTarget, addIssue, resourceLabel } from "./resource.js";
+import {
+  type IssueTarget,
+  type Severity,
+  addIssue,
+  addPositionedIssue,
+  resourceLabel,
+} from "./resource.js";
+import type { Position } from "./yaml-model.js";
 
 /** A resource of one of our kinds that has a name (what references can point at); its issues go to its result. */
 export interface OwnResource extends ResourceFacts, IssueTarget {}
@@ -99,19 +106,34 @@ export class ReferenceLevel {
     };
     if (facts.issuer !== undefined) r.issuer = facts.issuer;
     this.index.add(r);
-    let open = 0;
-    for (const ref of r.references) if (!this.found(ref, r.namespace)) open++;
-    if (open !== r.references.length) {
-      r.references =
-        open === 0 ? NONE : r.references.filter((ref) => !this.found(ref, r.namespace));
-    }
+    r.references = this.unsettled(r.references, (ref) => this.found(ref, r.namespace));
+    r.workloads = this.unsettled(r.workloads, (w) => this.isWorkload(w.name, r.namespace));
+    // Where the others are is noted while the document is at hand: finding it at the end
+    // would mean parsing the document again.
+    for (const ref of r.references)
+      ref.position ??= at.doc.locate(at.prefix + referencePointer(ref));
+    for (const w of r.workloads) w.position ??= at.doc.locate(at.prefix + w.pointer, w.target);
     this.all.push(r);
+  }
+
+  private unsettled<T>(items: readonly T[], settled: (item: T) => boolean): readonly T[] {
+    let open = 0;
+    for (const item of items) if (!settled(item)) open++;
+    if (open === items.length) return items;
+    return open === 0 ? NONE : items.filter((item) => !settled(item));
   }
 
   private found(ref: NamedReference, namespace: string): boolean {
     if (ref.kind !== undefined) return this.index.get(ref.kind, namespace, ref.name) !== undefined;
     for (const kind of ref.pattern.targets) {
       if (this.index.get(kind, namespace, ref.name) !== undefined) return true;
+    }
+    return false;
+  }
+
+  private isWorkload(name: string, namespace: string): boolean {
+    for (const kind of WORKLOAD_KINDS) {
+      if (this.index.get(kind, namespace, name) !== undefined) return true;
     }
     return false;
   }
@@ -233,6 +255,18 @@ function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
   }
 }
 
+/** An issue at a position noted earlier (else found now). */
+function addIssueAt(
+  r: OwnResource,
+  path: string,
+  position: Position | undefined,
+  message: string,
+  severity: Severity,
+): void {
+  if (position === undefined) addIssue(r, path, message, "reference", severity);
+  else addPositionedIssue(r, { path, ...position, message, level: "reference" }, severity);
+}
+
 function checkNamedReferences(
   r: OwnResource,
   index: ResourceIndex,
@@ -242,13 +276,8 @@ function checkNamedReferences(
     const targets = ref.kind === undefined ? ref.pattern.targets : [ref.kind];
     if (targets.some((t) => index.get(t, r.namespace, ref.name) !== undefined)) continue;
     const field = ref.pattern.segments[ref.pattern.segments.length - 1] ?? "reference";
-    addIssue(
-      r,
-      referencePointer(ref),
-      `${field}: ${targets.join(" or ")} "${ref.name}" not found in namespace ${r.namespace}`,
-      "reference",
-      missing,
-    );
+    const message = `${field}: ${targets.join(" or ")} "${ref.name}" not found in namespace ${r.namespace}`;
+    addIssueAt(r, referencePointer(ref), ref.position, message, missing);
   }
 }
 
@@ -259,15 +288,11 @@ function checkWorkloadNames(
 ): void {
   for (const n of r.workloads) {
     if (WORKLOAD_KINDS.some((k) => index.get(k, r.namespace, n.name) !== undefined)) continue;
-    addIssue(
-      r,
-      n.pointer,
+    const message =
       `backend workload "${n.name}" not found: no ${WORKLOAD_KINDS.join(", ")} of that name in ` +
-        `namespace ${r.namespace} and no static backend of that name`,
-      "reference",
-      missing,
-      n.target,
-    );
+      `namespace ${r.namespace} and no static backend of that name`;
+    if (n.position === undefined) addIssue(r, n.pointer, message, "reference", missing, n.target);
+    else addIssueAt(r, n.pointer, n.position, message, missing);
   }
 }
 
@@ -279,17 +304,23 @@ function issuerIdentity(index: ResourceIndex, namespace: string, configName: str
 /** Servers sharing an issuer and an audience accept each other's tokens (replay). */
 function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex): void {
   type Use = { r: OwnResource; use: AudienceUse };
-  // namespace -> "issuer\0audience" -> uses; the key is built only for servers with an audience
-  const byNamespace = new Map<string, Map<string, Use[]>>();
+  // namespace -> issuer -> audience -> uses
+  const byNamespace = new Map<string, Map<string, Map<string, Use[]>>>();
   for (const r of resources) {
     for (const use of r.audiences) {
-      const issuer = issuerIdentity(index, r.namespace, use.config);
-      addTo(byNamespace, r.namespace, `${issuer}\u0000${use.audience}`, { r, use });
+      let byIssuer = byNamespace.get(r.namespace);
+      if (byIssuer === undefined) {
+        byIssuer = new Map<string, Map<string, Use[]>>();
+        byNamespace.set(r.namespace, byIssuer);
+      }
+      addTo(byIssuer, issuerIdentity(index, r.namespace, use.config), use.audience, { r, use });
     }
   }
   const groups: Use[][] = [];
-  for (const byKey of byNamespace.values()) {
-    for (const list of byKey.values()) if (list.length > 1) groups.push(list);
+  for (const byIssuer of byNamespace.values()) {
+    for (const byAudience of byIssuer.values()) {
+      for (const list of byAudience.values()) if (list.length > 1) groups.push(list);
+    }
   }
   for (const list of groups) {
     for (const entry of list) {
