@@ -11,6 +11,7 @@ import {
   type ResourceFacts,
   referencePointer,
 } from "./reference-facts.js";
+import { Grouping } from "./grouping.js";
 import { WORKLOAD_KINDS } from "./reference-table.js";
 import {
   type IssueTarget,
@@ -32,44 +33,26 @@ function where(r: OwnResource): string {
   return `${r.result.file}:${r.result.line}`;
 }
 
-/** Appends `value` to the list at `groups[k1][k2]` (no closures: this runs per resource). */
-function addTo<K, V>(groups: Map<string, Map<K, V[]>>, k1: string, k2: K, value: V): void {
-  let byK2 = groups.get(k1);
-  if (byK2 === undefined) {
-    byK2 = new Map<K, V[]>();
-    groups.set(k1, byK2);
-  }
-  const list = byK2.get(k2);
-  if (list === undefined) byK2.set(k2, [value]);
-  else list.push(value);
-}
-
-/** Resources by namespace, kind and name (nested maps: no key strings built per lookup). */
+/** Resources by kind, namespace and name (nested maps: no key strings built per lookup). */
 export class ResourceIndex {
-  private readonly byKind = new Map<Kind, Map<string, Map<string, OwnResource[]>>>();
+  private readonly byKind = new Map<Kind, Grouping<OwnResource>>();
 
   add(r: OwnResource): void {
-    let byNamespace = this.byKind.get(r.kind);
-    if (byNamespace === undefined) {
-      byNamespace = new Map<string, Map<string, OwnResource[]>>();
-      this.byKind.set(r.kind, byNamespace);
+    let byName = this.byKind.get(r.kind);
+    if (byName === undefined) {
+      byName = new Grouping<OwnResource>();
+      this.byKind.set(r.kind, byName);
     }
-    addTo(byNamespace, r.namespace, r.name, r);
+    byName.add(r.namespace, r.name, r);
   }
 
   get(kind: Kind, namespace: string, name: string): OwnResource | undefined {
-    return this.byKind.get(kind)?.get(namespace)?.get(name)?.[0];
+    return this.byKind.get(kind)?.get(namespace, name);
   }
 
   /** Every kind/namespace/name defined more than once, with its definitions in order. */
-  duplicates(): OwnResource[][] {
-    const out: OwnResource[][] = [];
-    for (const byNamespace of this.byKind.values()) {
-      for (const byName of byNamespace.values()) {
-        for (const list of byName.values()) if (list.length > 1) out.push(list);
-      }
-    }
-    return out;
+  duplicates(): (readonly OwnResource[])[] {
+    return [...this.byKind.values()].flatMap((g) => g.repeats());
   }
 }
 
@@ -203,41 +186,49 @@ const CHILD_OBJECTS: Partial<Record<Kind, readonly ChildObject[]>> = {
   ],
 };
 
+/** The name of the object of `type` that `r` creates. */
+function childName(r: OwnResource, type: ChildType): string {
+  const [, prefix, suffix] = CHILD_OBJECTS[r.kind]!.find(([t]) => t === type)!;
+  return prefix + r.name + suffix;
+}
+
 /**
  * Two resources that would create the same object collide: an MCPServer and an MCPRemoteProxy
  * of one name share a Deployment and ConfigMap (the reference operator does not guard it), a
  * VirtualMCPServer's Deployment takes its own name too, an MCPRegistry's is `<name>-api`.
  */
 function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
-  // type -> namespace -> object name -> resources creating it
-  const owners = new Map<ChildType, Map<string, Map<string, OwnResource[]>>>(
-    CHILD_TYPES.map((t) => [t, new Map()]),
+  // type -> (namespace, object name) -> resources creating it
+  const owners = new Map<ChildType, Grouping<OwnResource>>(
+    CHILD_TYPES.map((t) => [t, new Grouping<OwnResource>()]),
   );
   for (const r of resources) {
     for (const [type, prefix, suffix] of CHILD_OBJECTS[r.kind] ?? []) {
       const name = prefix === "" && suffix === "" ? r.name : prefix + r.name + suffix;
-      addTo(owners.get(type)!, r.namespace, name, r);
+      const byName = owners.get(type)!;
+      // One resource defined twice is a duplicate, reported as such.
+      const same = (o: OwnResource) => o.kind === r.kind && o.name === r.name;
+      if (byName.get(r.namespace, name) !== undefined && byName.all(r.namespace, name).some(same)) {
+        continue;
+      }
+      byName.add(r.namespace, name, r);
     }
   }
   const reported = new Map<OwnResource, Map<OwnResource, string[]>>();
   for (const type of CHILD_TYPES) {
-    for (const byName of owners.get(type)!.values()) {
-      for (const [name, all] of byName) {
-        if (all.length < 2) continue;
-        // One resource listed twice is a duplicate, reported as such.
-        const list = all.filter(
-          (r, i) => all.findIndex((o) => o.kind === r.kind && o.name === r.name) === i,
-        );
-        for (const r of list) {
-          for (const other of list) {
-            if (other === r) continue;
-            let byOther = reported.get(r);
-            if (byOther === undefined) {
-              byOther = new Map<OwnResource, string[]>();
-              reported.set(r, byOther);
-            }
-            byOther.set(other, [...(byOther.get(other) ?? []), `${type} "${name}"`]);
+    const byName = owners.get(type)!;
+    for (const list of byName.repeats()) {
+      const r0 = list[0]!;
+      const name = childName(r0, type);
+      for (const r of list) {
+        for (const other of list) {
+          if (other === r) continue;
+          let byOther = reported.get(r);
+          if (byOther === undefined) {
+            byOther = new Map<OwnResource, string[]>();
+            reported.set(r, byOther);
           }
+          byOther.set(other, [...(byOther.get(other) ?? []), `${type} "${name}"`]);
         }
       }
     }
@@ -304,24 +295,19 @@ function issuerIdentity(index: ResourceIndex, namespace: string, configName: str
 /** Servers sharing an issuer and an audience accept each other's tokens (replay). */
 function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex): void {
   type Use = { r: OwnResource; use: AudienceUse };
-  // namespace -> issuer -> audience -> uses
-  const byNamespace = new Map<string, Map<string, Map<string, Use[]>>>();
+  // namespace -> (issuer, audience) -> uses
+  const byNamespace = new Map<string, Grouping<Use>>();
   for (const r of resources) {
     for (const use of r.audiences) {
-      let byIssuer = byNamespace.get(r.namespace);
-      if (byIssuer === undefined) {
-        byIssuer = new Map<string, Map<string, Use[]>>();
-        byNamespace.set(r.namespace, byIssuer);
+      let byAudience = byNamespace.get(r.namespace);
+      if (byAudience === undefined) {
+        byAudience = new Grouping<Use>();
+        byNamespace.set(r.namespace, byAudience);
       }
-      addTo(byIssuer, issuerIdentity(index, r.namespace, use.config), use.audience, { r, use });
+      byAudience.add(issuerIdentity(index, r.namespace, use.config), use.audience, { r, use });
     }
   }
-  const groups: Use[][] = [];
-  for (const byIssuer of byNamespace.values()) {
-    for (const byAudience of byIssuer.values()) {
-      for (const list of byAudience.values()) if (list.length > 1) groups.push(list);
-    }
-  }
+  const groups = [...byNamespace.values()].flatMap((g) => g.repeats());
   for (const list of groups) {
     for (const entry of list) {
       const others = list
