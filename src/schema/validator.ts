@@ -377,12 +377,11 @@ export class SchemaSet {
   /**
    * validateKind() for a document the caller hands over: its defaults are filled in place (it is
    * copied only when it has null fields to leave out), so a run need not copy every resource.
+   * `nullFields: false` says the caller knows it has none.
    */
-  validateKindInPlace(kind: string, doc: unknown): SchemaIssue[] {
-    return this.validateOwned(
-      kindSchemaId(kind as Kind),
-      hasNullField(doc) ? dropNullFields(doc) : doc,
-    );
+  validateKindInPlace(kind: string, doc: unknown, nullFields = true): SchemaIssue[] {
+    const owned = nullFields && hasNullField(doc) ? dropNullFields(doc) : doc;
+    return this.validateOwned(kindSchemaId(kind as Kind), owned);
   }
 }
 

@@ -423,7 +423,7 @@ function validateOwn(
   const spec = kind === "MCPRegistry" && isObject(value.spec) ? value.spec : undefined;
   const covered = spec === undefined ? [] : sourceRuleIssues(spec);
   const configYAML = typeof spec?.configYAML === "string" ? spec.configYAML : undefined;
-  const issues = ctx.set.validateKindInPlace(kind, value);
+  const issues = ctx.set.validateKindInPlace(kind, value, unit.doc.nullFields);
   if (!isOwnApiVersion(apiVersion) && !issues.some((i) => i.path === "/apiVersion")) {
     addIssue(
       unit,

@@ -51,6 +51,7 @@ export function reparsedDocument(
     start,
     range,
     empty: false,
+    nullFields: true,
     errors: [],
     warnings: [],
     locate: (pointer, target) => get().locate(pointer, target),

@@ -29,12 +29,16 @@ import {
 
 type Mapping = Record<string, unknown>;
 
+/** Set when a mapping maps a key to null since it was last cleared (see parseWithEvents). */
+let nullFieldsSeen = false;
+
 /** Mappings with string keys only: anything else is read by the yaml package instead. */
 const STRING_KEYED_MAP = defineMappingTag<Mapping>("tag:yaml.org,2002:map", {
   create: () => ({}),
   identify: () => false,
   addPair: (map, key, value) => {
     if (typeof key !== "string" || key === "__proto__") return "not a plain string key";
+    if (value === null) nullFieldsSeen = true;
     map[key] = value;
     return "";
   },
@@ -66,12 +70,16 @@ class FileEvents {
   private lines: LineIndex | undefined;
   private held: number;
 
-  /** `held`: how many documents will call release() before the events can go. */
+  /**
+   * `held`: how many documents will call release() before the events can go; `nullFields`:
+   * whether some mapping of the file maps a key to null.
+   */
   constructor(
     readonly text: string,
     events: Event[],
     private readonly roots: readonly number[],
     held: number,
+    readonly nullFields = true,
   ) {
     this.events = events;
     this.held = held;
@@ -174,6 +182,7 @@ export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocume
     // goes there), so a document read here needs no check of its own.
     events = parseEvents(text, { maxDepth: limits.maxDepth });
     if (!plainEvents(events)) return undefined;
+    nullFieldsSeen = false;
     values = constructFromEvents(events, { source: text, schema: SCHEMA, maxAliases: 0 });
   } catch {
     return undefined;
@@ -184,7 +193,7 @@ export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocume
   if (roots.some((r) => isBlockScalar(events[r]))) return undefined;
   // Only documents with a value are released (validate.ts), so only they hold the events.
   const held = values.filter((v) => v !== null && v !== undefined).length;
-  const file = new FileEvents(text, events, roots, held);
+  const file = new FileEvents(text, events, roots, held, nullFieldsSeen);
   const ranges = documentRanges(text, events, roots);
   const docs: ParsedDocument[] = [];
   // Documents come in order: each start is counted on from the previous one.
@@ -378,6 +387,10 @@ class EventDocument implements ParsedDocument {
     this.line = start.line;
     this.column = start.column;
     [this.from, this.to] = range;
+  }
+
+  get nullFields(): boolean {
+    return this.file.nullFields;
   }
 
   get start(): Position {

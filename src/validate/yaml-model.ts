@@ -18,6 +18,8 @@ export interface ParsedDocument {
   /** True when the document holds nothing but comments (or an explicit null). */
   empty: boolean;
   value?: unknown;
+  /** False when no mapping in the document maps a key to null (known from the parse). */
+  readonly nullFields: boolean;
   readonly errors: readonly Issue[];
   readonly warnings: readonly Issue[];
   /** Position of the node a JSON pointer names (see `LocateTarget`). */

@@ -31,6 +31,17 @@ describe("schema level", () => {
   const cases: Case[] = [
     { name: "a valid MCPServer", docs: [server()], want: [] },
     {
+      // `env:` with nothing after it: absent, as on the API server (and the defaults still apply).
+      name: "a field that is null",
+      docs: [server({ env: null, resources: { limits: null } })],
+      want: [],
+    },
+    {
+      name: "a field that is null next to a wrong one",
+      docs: [server({ env: null, proxyPort: 70000 })],
+      want: ["error schema /spec/proxyPort"],
+    },
+    {
       name: "a port out of range",
       docs: [server({ proxyPort: 70000 })],
       want: ["error schema /spec/proxyPort"],

@@ -45,6 +45,12 @@ function pointers(value: unknown, prefix = ""): string[] {
   return out;
 }
 
+function hasNullField(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasNullField);
+  if (value === null || typeof value !== "object") return false;
+  return Object.values(value).some((v) => v === null || hasNullField(v));
+}
+
 function contentDocs(docs: ParsedDocument[]): ParsedDocument[] {
   return docs.filter((d) => !d.empty);
 }
@@ -62,6 +68,8 @@ function sameReading(text: string): boolean {
     expect(doc.warnings).toEqual(ref.warnings);
     expect(doc.value).toStrictEqual(ref.value);
     const value = doc.value ?? ref.value;
+    // A document said to hold no null field (so validation need not look for one) holds none.
+    if (!doc.nullFields) expect(hasNullField(value)).toBe(false);
     // Lookups walk the file's events, and after release the document's own text parsed again.
     for (const phase of ["shared", "released"]) {
       if (phase === "released") doc.release();
@@ -74,6 +82,15 @@ function sameReading(text: string): boolean {
   }
   return true;
 }
+
+describe("null fields", () => {
+  it("a file's documents say whether a mapping in it maps a key to null", () => {
+    const read = (text: string) => parseWithEvents(text, LIMITS)!.map((d) => d.nullFields);
+    expect(read("a: 1\nb: [null, ~]\n---\nc: {d: x}\n")).toEqual([false, false]);
+    expect(read("a: 1\nb:\n---\nc: x\n")).toEqual([true, true]);
+    expect(read("a: {b: {c: ~}}\n")).toEqual([true]);
+  });
+});
 
 /** Constructs a resource repository holds, in the styles people write them. */
 const SNIPPETS = [
