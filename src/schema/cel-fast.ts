@@ -148,9 +148,7 @@ function args(n: ASTNode): Node[] {
 }
 
 function compileMacro(name: string, range: Compiled, slot: number, body: Compiled): Compiled {
-  return (scope) => {
-    const items = rangeOf(range(scope));
-    if (items === UNSURE) return UNSURE;
+  const run = (scope: Scope, items: readonly unknown[]): Value => {
     let matches = 0;
     const kept: unknown[] = [];
     for (const item of items) {
@@ -174,6 +172,13 @@ function compileMacro(name: string, range: Compiled, slot: number, body: Compile
       default:
         return kept;
     }
+  };
+  return (scope) => {
+    const items = rangeOf(range(scope));
+    if (items === UNSURE) return UNSURE;
+    const result = run(scope, items);
+    scope[slot] = undefined; // no reference to the document outlives the evaluation
+    return result;
   };
 }
 
@@ -370,7 +375,7 @@ export function compileFastRule(ast: ASTNode): FastRule | undefined {
     if (self === null || self === undefined) return UNSURE;
     scope[0] = self;
     const holds = compiled(scope) === true;
-    scope.fill(undefined);
+    scope[0] = undefined;
     return holds ? true : UNSURE;
   };
 }

@@ -97,6 +97,17 @@ export function evaluateRule(
   return evaluateWithEngine(rule, self, typeof cache === "function" ? cache() : cache);
 }
 
+/** evaluateRule() for one rule, looked up once: for callers that evaluate it many times. */
+export function ruleEvaluator(
+  rule: string,
+): (self: unknown, cache?: CelValueCache | (() => CelValueCache)) => RuleOutcome {
+  const { fast } = compile(rule);
+  return (self, cache) => {
+    if (fast !== undefined && fast(self) === true) return HOLDS;
+    return evaluateWithEngine(rule, self, typeof cache === "function" ? cache() : cache);
+  };
+}
+
 /** evaluateRule() by the CEL engine alone. */
 export function evaluateWithEngine(
   rule: string,

@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { type CelValueCache, evaluateRule } from "./cel.js";
+import { type CelValueCache, ruleEvaluator } from "./cel.js";
 import { type Kind, kindSchemaId } from "./kinds.js";
 import {
   type SchemaFile,
@@ -51,25 +51,34 @@ function fieldPathToPointer(fieldPath: string | undefined): string {
     .join("");
 }
 
-function celErrors(
-  rules: CelRule[],
-  data: unknown,
-  instancePath: string,
+/** No errors: shared, as almost every rule holds. */
+const NO_ERRORS: ErrorObject[] = [];
+
+/** The rules of one schema node, each looked up and compiled once (when ajv compiles the node). */
+function celValidator(
+  rules: readonly CelRule[],
   cache: () => CelValueCache,
-): ErrorObject[] {
-  const errors: ErrorObject[] = [];
-  for (const rule of rules) {
-    const outcome = evaluateRule(rule.rule, data, cache);
-    if (outcome.ok) continue;
-    errors.push({
-      keyword: CEL_KEYWORD,
-      instancePath: instancePath + fieldPathToPointer(rule.fieldPath),
-      schemaPath: "",
-      params: { rule: rule.rule },
-      message: rule.message ?? `failed rule: ${rule.rule}`,
-    });
-  }
-  return errors;
+): (data: unknown, instancePath: string) => ErrorObject[] {
+  const compiled = rules.map((rule) => ({
+    rule,
+    evaluate: ruleEvaluator(rule.rule),
+    pointer: fieldPathToPointer(rule.fieldPath),
+  }));
+  return (data, instancePath) => {
+    let errors = NO_ERRORS;
+    for (const { rule, evaluate, pointer } of compiled) {
+      if (evaluate(data, cache).ok) continue;
+      if (errors === NO_ERRORS) errors = [];
+      errors.push({
+        keyword: CEL_KEYWORD,
+        instancePath: instancePath + pointer,
+        schemaPath: "",
+        params: { rule: rule.rule },
+        message: rule.message ?? `failed rule: ${rule.rule}`,
+      });
+    }
+    return errors;
+  };
 }
 
 /**
@@ -181,16 +190,14 @@ function newAjv(celCache: () => CelValueCache, checked: boolean): Ajv2020 {
     schemaType: "array",
     post: true,
     errors: true,
-    validate: function celValidate(
-      this: unknown,
-      rules: CelRule[],
-      data: unknown,
-      _parent?: unknown,
-      cxt?: { instancePath: string },
-    ): boolean {
-      const errors = celErrors(rules, data, cxt?.instancePath ?? "", celCache);
-      (celValidate as unknown as { errors: ErrorObject[] }).errors = errors;
-      return errors.length === 0;
+    compile: (rules: CelRule[]) => {
+      const check = celValidator(rules, celCache);
+      const validate = (data: unknown, cxt?: { instancePath: string }): boolean => {
+        const errors = check(data, cxt?.instancePath ?? "");
+        (validate as unknown as { errors: ErrorObject[] }).errors = errors;
+        return errors.length === 0;
+      };
+      return validate;
     },
   });
   return ajv;
