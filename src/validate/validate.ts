@@ -281,7 +281,8 @@ async function validateText(file: string, text: string, ctx: Context): Promise<R
     }
     for (const unit of unitsOf(file, doc)) {
       for (const w of doc.warnings) addPositionedIssue(unit, w, "warning");
-      await validateUnit(unit, ctx);
+      const waiting = validateUnit(unit, ctx);
+      if (waiting !== undefined) await waiting;
       results.push(unit.result);
     }
     doc.release();
@@ -306,7 +307,11 @@ function unitsOf(file: string, doc: ParsedDocument): Unit[] {
   return [newUnit(file, doc, "", value, doc.start)];
 }
 
-async function validateUnit(unit: Unit, ctx: Context): Promise<void> {
+/**
+ * Validates one unit; returns a promise only for work that waits (`--kube` schemas), so that
+ * the usual run does not pass every resource through the microtask queue.
+ */
+function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
   const value = unit.value;
   if (!isObject(value)) {
     addIssue(
@@ -334,20 +339,11 @@ async function validateUnit(unit: Unit, ctx: Context): Promise<void> {
     typeof metadata.namespace === "string" && metadata.namespace !== ""
       ? ctx.namespaceOf(metadata.namespace)
       : ctx.options.namespace;
-  let typeMetaOk = true;
-  for (const [field, v] of [
-    ["apiVersion", apiVersion],
-    ["kind", kind],
-  ] as const) {
-    if (v === undefined || v === null || v === "") {
-      addIssue(unit, `/${field}`, `missing required field "${field}"`, "schema");
-      typeMetaOk = false;
-    } else if (typeof v !== "string") {
-      addIssue(unit, `/${field}`, `${field} must be a string, not ${describeValue(v)}`, "schema");
-      typeMetaOk = false;
-    }
+  if (typeof apiVersion !== "string" || typeof kind !== "string" || !apiVersion || !kind) {
+    typeMetaIssue(unit, "apiVersion", apiVersion);
+    typeMetaIssue(unit, "kind", kind);
+    return;
   }
-  if (!typeMetaOk || typeof apiVersion !== "string" || typeof kind !== "string") return;
 
   const slash = apiVersion.indexOf("/");
   const group = slash === -1 ? "" : apiVersion.slice(0, slash);
@@ -364,14 +360,29 @@ async function validateUnit(unit: Unit, ctx: Context): Promise<void> {
     validateOwn(unit, unit.result.kind as Kind, apiVersion, value, ctx);
     return;
   }
-  if (ctx.options.kube) {
-    const issues = await validateKube(apiVersion, kind, value);
-    if (issues !== undefined) {
-      for (const i of issues) addIssue(unit, i.path, i.message, "schema");
-      return;
-    }
-  }
+  if (ctx.options.kube) return validateWithKube(unit, apiVersion, kind, value);
   unit.result.skipped = true;
+  return undefined;
+}
+
+/** The issue, if any, of `apiVersion` or `kind` (`field`) having `v` as its value. */
+function typeMetaIssue(unit: Unit, field: "apiVersion" | "kind", v: unknown): void {
+  if (v === undefined || v === null || v === "") {
+    addIssue(unit, `/${field}`, `missing required field "${field}"`, "schema");
+  } else if (typeof v !== "string") {
+    addIssue(unit, `/${field}`, `${field} must be a string, not ${describeValue(v)}`, "schema");
+  }
+}
+
+async function validateWithKube(
+  unit: Unit,
+  apiVersion: string,
+  kind: string,
+  value: Record<string, unknown>,
+): Promise<void> {
+  const issues = await validateKube(apiVersion, kind, value);
+  if (issues === undefined) unit.result.skipped = true;
+  else for (const i of issues) addIssue(unit, i.path, i.message, "schema");
 }
 
 function addSchemaIssues(
