@@ -127,13 +127,6 @@ function positionFrom(
   return { offset, line, column: Math.max(1, offset - lineStart + 1) };
 }
 
-/** Index of each document's root event (the event after its DOCUMENT event). */
-function documentRoots(events: readonly Event[]): number[] {
-  const roots: number[] = [];
-  for (let i = 0; i < events.length; i++) if (events[i]!.type === DOCUMENT) roots.push(i + 1);
-  return roots;
-}
-
 /**
  * False for text with a byte order mark (an error anywhere but at the very start), a tab (the
  * yaml package refuses some tab placements js-yaml accepts) or a line that starts with `%` (a
@@ -148,25 +141,31 @@ function plainText(text: string): boolean {
   );
 }
 
-/** True when every event is one the yaml package reads to the same value at the same place. */
-function plainEvents(events: readonly Event[]): boolean {
-  for (const e of events) {
+/**
+ * Index of each document's root event (the event after its DOCUMENT event); undefined when an
+ * event is one the yaml package may read otherwise: a directive, an anchor, a tag, an alias.
+ */
+function plainDocumentRoots(events: readonly Event[]): number[] | undefined {
+  const roots: number[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
     switch (e.type) {
       case DOCUMENT:
-        if (e.directives.length > 0) return false;
+        if (e.directives.length > 0) return undefined;
+        roots.push(i + 1);
         break;
       case SEQUENCE:
       case MAPPING:
       case SCALAR:
-        if (e.anchorStart !== -1 || e.tagStart !== -1) return false;
+        if (e.anchorStart !== -1 || e.tagStart !== -1) return undefined;
         break;
       case POP:
         break;
       default:
-        return false; // an alias
+        return undefined; // an alias
     }
   }
-  return true;
+  return roots;
 }
 
 /**
@@ -176,18 +175,20 @@ function plainEvents(events: readonly Event[]): boolean {
 export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocument[] | undefined {
   if (!plainText(text)) return undefined;
   let events: Event[];
+  let roots: number[];
   let values: unknown[];
   try {
     // Stricter than the depth check of yaml-tree.ts (a document nesting exactly maxDepth levels
     // goes there), so a document read here needs no check of its own.
     events = parseEvents(text, { maxDepth: limits.maxDepth });
-    if (!plainEvents(events)) return undefined;
+    const plain = plainDocumentRoots(events);
+    if (plain === undefined) return undefined;
+    roots = plain;
     nullFieldsSeen = false;
     values = constructFromEvents(events, { source: text, schema: SCHEMA, maxAliases: 0 });
   } catch {
     return undefined;
   }
-  const roots = documentRoots(events);
   if (roots.length !== values.length) return undefined;
   // A document that is a block scalar starts at its header, which the events do not record.
   if (roots.some((r) => isBlockScalar(events[r]))) return undefined;
@@ -227,8 +228,8 @@ export function eventsDocument(
   } catch {
     return undefined;
   }
-  if (!plainEvents(events)) return undefined;
-  const roots = documentRoots(events);
+  const roots = plainDocumentRoots(events);
+  if (roots === undefined) return undefined;
   const root = roots[index];
   if (root === undefined) return undefined;
   const file = new FileEvents(text, events, roots, 1);
