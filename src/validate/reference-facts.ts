@@ -79,6 +79,17 @@ export function visitAt(
   else visitFrom(v, segments, depth, segments.slice(0, depth), visit);
 }
 
+/** True when `segments` can be followed in `value` up to the first wildcard. */
+function reaches(value: unknown, segments: readonly string[]): boolean {
+  let v = value;
+  for (const segment of segments) {
+    if (segment === "*") return true;
+    if (!isObject(v) || !Object.hasOwn(v, segment)) return false;
+    v = v[segment];
+  }
+  return true;
+}
+
 const staticPointers = new WeakMap<readonly string[], string>();
 
 /** The pointer of a path without wildcards: the same string for every resource. */
@@ -162,6 +173,7 @@ function referencesOf(
 ): readonly NamedReference[] {
   const out: NamedReference[] = [];
   for (const pattern of patterns) {
+    if (!reaches(value, pattern.segments)) continue; // most do not: no closure made for them
     visitAt(value, pattern.segments, (found, pointer) => {
       if (!pattern.list) addReference(out, pattern, found, pointer);
       else if (Array.isArray(found)) {
