@@ -59,15 +59,19 @@ function celValidator(
   rules: readonly CelRule[],
   cache: () => CelValueCache,
 ): (data: unknown, instancePath: string) => ErrorObject[] {
+  // Each rule is compiled when first evaluated: a run meets the rules of few nodes (this
+  // matters to the cold start).
   const compiled = rules.map((rule) => ({
     rule,
-    evaluate: ruleEvaluator(rule.rule),
+    evaluate: undefined as ReturnType<typeof ruleEvaluator> | undefined,
     pointer: fieldPathToPointer(rule.fieldPath),
   }));
   return (data, instancePath) => {
     let errors = NO_ERRORS;
-    for (const { rule, evaluate, pointer } of compiled) {
-      if (evaluate(data, cache).ok) continue;
+    for (const entry of compiled) {
+      const { rule, pointer } = entry;
+      entry.evaluate ??= ruleEvaluator(rule.rule);
+      if (entry.evaluate(data, cache).ok) continue;
       if (errors === NO_ERRORS) errors = [];
       errors.push({
         keyword: CEL_KEYWORD,
