@@ -60,6 +60,7 @@ import {
 import {
   type Position,
   type ParsedDocument,
+  type ScalarOrigin,
   parseDocuments,
   reparsedDocument,
 } from "./yaml-docs.js";
@@ -478,9 +479,15 @@ function registryConfigName(file: string): string {
  * line and column inside the block scalar.
  */
 function validateEmbeddedConfig(unit: Unit, pointer: string, text: string, ctx: Context): void {
-  const origin = unit.doc.scalarOrigin(unit.prefix + pointer);
   const docs = parseDocuments(text, ctx.options).filter((d) => !d.empty);
+  // Where the string starts is looked up only for an issue: most configurations have none.
+  let origin: ScalarOrigin | undefined;
+  let looked = false;
   const report = (issue: Issue, severity: "error" | "warning", inner: string): void => {
+    if (!looked) {
+      origin = unit.doc.scalarOrigin(unit.prefix + pointer);
+      looked = true;
+    }
     let line: number;
     let column: number;
     if (origin === undefined) {
