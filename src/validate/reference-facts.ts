@@ -143,8 +143,11 @@ export function valuesAt(
   return out;
 }
 
-/** No entries: shared, so that the many resources without any allocate nothing. */
-const NONE: readonly never[] = Object.freeze([]);
+/**
+ * No entries: shared, so that the many resources without any allocate nothing. Readonly by
+ * type, not frozen: V8 loops over a frozen array through the generic iterator protocol.
+ */
+const NONE: readonly never[] = [];
 
 function addReference(
   out: NamedReference[],

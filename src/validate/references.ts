@@ -56,7 +56,8 @@ export class ResourceIndex {
   }
 }
 
-const NONE: readonly never[] = Object.freeze([]);
+/** Shared empty list (see NONE in reference-facts.ts). */
+const NONE: readonly never[] = [];
 
 /** The reference level of one run: resources are added as they are read, checked at the end. */
 export class ReferenceLevel {

@@ -17,8 +17,8 @@ export interface Unit {
 /** Where a unit's issues go: its result, placed by pointer in its document. */
 export type IssueTarget = Pick<Unit, "result" | "prefix" | "doc">;
 
-/** Most results have no issues: they share this list until their first. */
-const NO_ISSUES: readonly Issue[] = Object.freeze([]);
+/** Most results have no issues: they share this list until their first (see NONE in reference-facts.ts). */
+const NO_ISSUES: readonly Issue[] = [];
 
 export function newUnit(
   file: string,

@@ -358,8 +358,8 @@ function literalOrigin(
   return { line: position(view.base + node.valueStart).line, column: indent + 1, lines: true };
 }
 
-/** Shared by every document: a file keeps its documents until the end of the run. */
-const NO_ISSUES: readonly Issue[] = Object.freeze([]);
+/** Shared by every document (see NONE in reference-facts.ts): a run keeps its documents to its end. */
+const NO_ISSUES: readonly Issue[] = [];
 
 /** A document read from a file's events (one class, not closures per document: files hold many). */
 class EventDocument implements ParsedDocument {
