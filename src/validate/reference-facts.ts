@@ -79,6 +79,16 @@ export function visitAt(
   else visitFrom(v, segments, depth, segments.slice(0, depth), visit);
 }
 
+/** The value at a path without wildcards, or undefined. */
+function valueAt(value: unknown, segments: readonly string[]): unknown {
+  let v = value;
+  for (const segment of segments) {
+    if (!isObject(v) || !Object.hasOwn(v, segment)) return undefined;
+    v = v[segment];
+  }
+  return v;
+}
+
 /** True when `segments` can be followed in `value` up to the first wildcard. */
 function reaches(value: unknown, segments: readonly string[]): boolean {
   let v = value;
@@ -149,44 +159,69 @@ export function valuesAt(
  */
 const NONE: readonly never[] = [];
 
+/** Adds the reference `value` holds, if it names one (else the schema level reports it). */
 function addReference(
-  out: NamedReference[],
+  out: NamedReference[] | undefined,
   pattern: ReferencePattern,
   value: unknown,
   at: string,
-): void {
-  if (typeof value === "string") {
-    if (value !== "") out.push({ name: value, at, inObject: false, pattern });
-    return;
-  }
-  // Anything else without a name is malformed: the schema level reports it.
-  if (!isObject(value) || typeof value.name !== "string" || value.name === "") return;
-  const ref: NamedReference = { name: value.name, at, inObject: true, pattern };
-  if (typeof value.kind === "string") {
-    const kind = value.kind as Kind;
-    if (!pattern.targets.includes(kind)) return; // the schema level reports a wrong kind
-    ref.kind = kind;
-  }
+): NamedReference[] | undefined {
+  let name: string;
+  let kind: Kind | undefined;
+  if (typeof value === "string") name = value;
+  else if (isObject(value) && typeof value.name === "string") {
+    name = value.name;
+    if (typeof value.kind === "string") {
+      kind = value.kind as Kind;
+      if (!pattern.targets.includes(kind)) return out; // a wrong kind
+    }
+  } else return out;
+  if (name === "") return out;
+  // Every field set here, so that all references share one shape.
+  const ref: NamedReference = {
+    name,
+    at,
+    inObject: typeof value !== "string",
+    pattern,
+    kind,
+    position: undefined,
+  };
+  if (out === undefined) return [ref];
   out.push(ref);
+  return out;
 }
 
 function referencesOf(
   value: unknown,
   patterns: readonly ReferencePattern[],
 ): readonly NamedReference[] {
-  const out: NamedReference[] = [];
+  let out: NamedReference[] | undefined;
   for (const pattern of patterns) {
-    if (!reaches(value, pattern.segments)) continue; // most do not: no closure made for them
-    visitAt(value, pattern.segments, (found, pointer) => {
-      if (!pattern.list) addReference(out, pattern, found, pointer);
+    const segments = pattern.segments;
+    if (!segments.includes("*")) {
+      // The common case, followed without a visitor: a path without wildcards.
+      const found = valueAt(value, segments);
+      if (found === undefined) continue;
+      const at = staticPointer(segments);
+      if (!pattern.list) out = addReference(out, pattern, found, at);
       else if (Array.isArray(found)) {
         for (let i = 0; i < found.length; i++) {
-          addReference(out, pattern, found[i], `${pointer}/${i}`);
+          out = addReference(out, pattern, found[i], `${at}/${i}`);
+        }
+      }
+      continue;
+    }
+    if (!reaches(value, segments)) continue;
+    visitAt(value, segments, (found, pointer) => {
+      if (!pattern.list) out = addReference(out, pattern, found, pointer);
+      else if (Array.isArray(found)) {
+        for (let i = 0; i < found.length; i++) {
+          out = addReference(out, pattern, found[i], `${pointer}/${i}`);
         }
       }
     });
   }
-  return out.length === 0 ? NONE : out;
+  return out ?? NONE;
 }
 
 /** Names of the static backends of the virtual-server configuration at `config`. */
@@ -233,6 +268,7 @@ function workloadNamesOf(
   return out;
 }
 
+/** Where each kind that accepts tokens names its OIDC configuration (paths without wildcards). */
 const OIDC_USERS: Partial<Record<Kind, string[]>> = {
   MCPServer: ["spec", "oidcConfigRef"],
   MCPRemoteProxy: ["spec", "oidcConfigRef"],
@@ -242,13 +278,11 @@ const OIDC_USERS: Partial<Record<Kind, string[]>> = {
 function audiencesOf(kind: Kind, value: unknown): readonly AudienceUse[] {
   const path = OIDC_USERS[kind];
   if (path === undefined) return NONE;
-  let out: readonly AudienceUse[] = NONE;
-  visitAt(value, path, (ref, at) => {
-    if (isObject(ref) && typeof ref.audience === "string" && typeof ref.name === "string") {
-      out = [...out, { at, config: ref.name, audience: ref.audience }];
-    }
-  });
-  return out;
+  const ref = valueAt(value, path);
+  if (!isObject(ref) || typeof ref.audience !== "string" || typeof ref.name !== "string") {
+    return NONE;
+  }
+  return [{ at: staticPointer(path), config: ref.name, audience: ref.audience }];
 }
 
 /**
