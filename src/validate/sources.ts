@@ -161,7 +161,9 @@ export function readFileCapped(path: string, maxBytes: number): ReadOutcome {
     // cap is checked on every read, so a file that grows while being read is still cut off.
     const chunks: Buffer[] = [];
     let total = 0;
-    let size = Math.min(Math.max(st.isFile() ? st.size + 1 : 0, 64 * 1024), maxBytes + 1);
+    // A regular file's buffer is its size and one byte (to see it grew), not a 64 KiB minimum:
+    // buffers live outside the JavaScript heap and their total drives its collections too.
+    let size = Math.min(st.isFile() ? st.size + 1 : 64 * 1024, maxBytes + 1);
     for (;;) {
       const buf = Buffer.allocUnsafe(size);
       const n = readSync(fd, buf, 0, size, null);
