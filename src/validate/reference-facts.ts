@@ -157,7 +157,7 @@ export function valuesAt(
  * No entries: shared, so that the many resources without any allocate nothing. Readonly by
  * type, not frozen: V8 loops over a frozen array through the generic iterator protocol.
  */
-const NONE: readonly never[] = [];
+export const NONE: readonly never[] = [];
 
 /** Adds the reference `value` holds, if it names one (else the schema level reports it). */
 function addReference(

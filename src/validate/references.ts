@@ -8,6 +8,7 @@ import type { Kind } from "../schema/kinds.js";
 import {
   type AudienceUse,
   type NamedReference,
+  NONE,
   type ResourceFacts,
   referencePointer,
 } from "./reference-facts.js";
@@ -20,7 +21,7 @@ import {
   addPositionedIssue,
   resourceLabel,
 } from "./resource.js";
-import type { Position } from "./yaml-model.js";
+import type { LocateTarget, Position } from "./yaml-model.js";
 
 /** A resource of one of our kinds that has a name (what references can point at); its issues go to its result. */
 export interface OwnResource extends ResourceFacts, IssueTarget {}
@@ -50,14 +51,17 @@ export class ResourceIndex {
     return this.byKind.get(kind)?.get(namespace, name);
   }
 
+  /** True when a resource of one of `kinds` has `name` in `namespace`. */
+  hasAny(kinds: readonly Kind[], namespace: string, name: string): boolean {
+    for (const kind of kinds) if (this.get(kind, namespace, name) !== undefined) return true;
+    return false;
+  }
+
   /** Every kind/namespace/name defined more than once, with its definitions in order. */
   duplicates(): (readonly OwnResource[])[] {
     return [...this.byKind.values()].flatMap((g) => g.repeats());
   }
 }
-
-/** Shared empty list (see NONE in reference-facts.ts). */
-const NONE: readonly never[] = [];
 
 /** The reference level of one run: resources are added as they are read, checked at the end. */
 export class ReferenceLevel {
@@ -90,8 +94,13 @@ export class ReferenceLevel {
     };
     if (facts.issuer !== undefined) r.issuer = facts.issuer;
     this.index.add(r);
-    r.references = this.unsettled(r.references, (ref) => this.found(ref, r.namespace));
-    r.workloads = this.unsettled(r.workloads, (w) => this.isWorkload(w.name, r.namespace));
+    const index = this.index;
+    r.references = this.unsettled(r.references, (ref) =>
+      index.hasAny(referenceTargets(ref), r.namespace, ref.name),
+    );
+    r.workloads = this.unsettled(r.workloads, (w) =>
+      index.hasAny(WORKLOAD_KINDS, r.namespace, w.name),
+    );
     // Where the others are is noted while the document is at hand: finding it at the end
     // would mean parsing the document again.
     for (const ref of r.references)
@@ -105,21 +114,6 @@ export class ReferenceLevel {
     for (const item of items) if (!settled(item)) open++;
     if (open === items.length) return items;
     return open === 0 ? NONE : items.filter((item) => !settled(item));
-  }
-
-  private found(ref: NamedReference, namespace: string): boolean {
-    if (ref.kind !== undefined) return this.index.get(ref.kind, namespace, ref.name) !== undefined;
-    for (const kind of ref.pattern.targets) {
-      if (this.index.get(kind, namespace, ref.name) !== undefined) return true;
-    }
-    return false;
-  }
-
-  private isWorkload(name: string, namespace: string): boolean {
-    for (const kind of WORKLOAD_KINDS) {
-      if (this.index.get(kind, namespace, name) !== undefined) return true;
-    }
-    return false;
   }
 
   /** Runs every reference-level rule and attaches the issues to the resources' results. */
@@ -248,15 +242,22 @@ function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
 }
 
 /** An issue at a position noted earlier (else found now). */
+/** An issue at a position noted earlier (else found now). */
 function addIssueAt(
   r: OwnResource,
   path: string,
   position: Position | undefined,
   message: string,
   severity: Severity,
+  target: LocateTarget = "value",
 ): void {
-  if (position === undefined) addIssue(r, path, message, "reference", severity);
+  if (position === undefined) addIssue(r, path, message, "reference", severity, target);
   else addPositionedIssue(r, { path, ...position, message, level: "reference" }, severity);
+}
+
+/** The kinds a reference may name: the one it gives (`kind:`), else its property's. */
+function referenceTargets(ref: NamedReference): readonly Kind[] {
+  return ref.kind === undefined ? ref.pattern.targets : [ref.kind];
 }
 
 function checkNamedReferences(
@@ -265,8 +266,8 @@ function checkNamedReferences(
   missing: "error" | "warning",
 ): void {
   for (const ref of r.references) {
-    const targets = ref.kind === undefined ? ref.pattern.targets : [ref.kind];
-    if (targets.some((t) => index.get(t, r.namespace, ref.name) !== undefined)) continue;
+    const targets = referenceTargets(ref);
+    if (index.hasAny(targets, r.namespace, ref.name)) continue;
     const field = ref.pattern.segments[ref.pattern.segments.length - 1] ?? "reference";
     const message = `${field}: ${targets.join(" or ")} "${ref.name}" not found in namespace ${r.namespace}`;
     addIssueAt(r, referencePointer(ref), ref.position, message, missing);
@@ -279,12 +280,11 @@ function checkWorkloadNames(
   missing: "error" | "warning",
 ): void {
   for (const n of r.workloads) {
-    if (WORKLOAD_KINDS.some((k) => index.get(k, r.namespace, n.name) !== undefined)) continue;
+    if (index.hasAny(WORKLOAD_KINDS, r.namespace, n.name)) continue;
     const message =
       `backend workload "${n.name}" not found: no ${WORKLOAD_KINDS.join(", ")} of that name in ` +
       `namespace ${r.namespace} and no static backend of that name`;
-    if (n.position === undefined) addIssue(r, n.pointer, message, "reference", missing, n.target);
-    else addIssueAt(r, n.pointer, n.position, message, missing);
+    addIssueAt(r, n.pointer, n.position, message, missing, n.target);
   }
 }
 
