@@ -91,10 +91,7 @@ export function evaluateRule(
   self: unknown,
   cache?: CelValueCache | (() => CelValueCache),
 ): RuleOutcome {
-  const { fast } = compile(rule);
-  if (fast !== undefined && fast(self) === true) return HOLDS;
-  // The cache is asked for only now: most documents never reach the engine.
-  return evaluateWithEngine(rule, self, typeof cache === "function" ? cache() : cache);
+  return ruleEvaluator(rule)(self, cache);
 }
 
 /** evaluateRule() for one rule, looked up once: for callers that evaluate it many times. */
@@ -104,6 +101,7 @@ export function ruleEvaluator(
   const { fast } = compile(rule);
   return (self, cache) => {
     if (fast !== undefined && fast(self) === true) return HOLDS;
+    // The cache is asked for only now: most documents never reach the engine.
     return evaluateWithEngine(rule, self, typeof cache === "function" ? cache() : cache);
   };
 }
