@@ -22,10 +22,18 @@ export const KINDS = [
 
 export type Kind = (typeof KINDS)[number];
 
-const kindSet: ReadonlySet<string> = new Set(KINDS);
+const kindsByName: ReadonlyMap<string, Kind> = new Map(KINDS.map((k) => [k, k]));
 
 export function isKind(value: string): value is Kind {
-  return kindSet.has(value);
+  return kindsByName.has(value);
+}
+
+/**
+ * The kind `value` names, as this module's own constant (the same text, one string however many
+ * documents name it), or undefined when it is not one of ours.
+ */
+export function asKind(value: string): Kind | undefined {
+  return kindsByName.get(value);
 }
 
 const ownApiVersions: ReadonlySet<string> = new Set(

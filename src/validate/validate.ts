@@ -10,7 +10,7 @@ import {
   type SchemaIssue,
   type SchemaSet,
   defaultSchemaSet,
-  isKind,
+  asKind,
   isOwnApiVersion,
   KINDS,
   SERVED_VERSIONS,
@@ -96,12 +96,6 @@ function interner(): (s: string) => string {
     return s;
   };
 }
-
-/** Our kind's own constant for a kind name (the same text), so that results share it. */
-function canonicalKind(kind: string): string {
-  return isKind(kind) ? (KIND_NAMES.get(kind) ?? kind) : kind;
-}
-const KIND_NAMES = new Map<string, string>(KINDS.map((k) => [k, k]));
 
 /** Validates the files and directories named by `paths` (`-` for stdin; none means `.`). */
 export async function validatePaths(
@@ -333,7 +327,8 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
   }
   const { apiVersion, kind } = value;
   // Strings kept for the whole run are shared where they repeat: kinds and namespaces.
-  if (typeof kind === "string") unit.result.kind = canonicalKind(kind);
+  const ownKind = typeof kind === "string" ? asKind(kind) : undefined;
+  if (typeof kind === "string") unit.result.kind = ownKind ?? kind;
   const metadata = isObject(value.metadata) ? value.metadata : {};
   unit.result.name = typeof metadata.name === "string" ? metadata.name : "";
   unit.result.namespace =
@@ -349,7 +344,7 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
   const slash = apiVersion.indexOf("/");
   const group = slash === -1 ? "" : apiVersion.slice(0, slash);
   if (group === API_GROUP) {
-    if (!isKind(kind)) {
+    if (ownKind === undefined) {
       addIssue(
         unit,
         "/kind",
@@ -358,7 +353,7 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
       );
       return;
     }
-    validateOwn(unit, unit.result.kind as Kind, apiVersion, value, ctx);
+    validateOwn(unit, ownKind, apiVersion, value, ctx);
     return;
   }
   if (ctx.options.kube) return validateWithKube(unit, apiVersion, kind, value);
