@@ -36,6 +36,21 @@ export class Grouping<V> {
     this.groups.push(created);
   }
 
+  /**
+   * Adds `value` under (k1, k2) when nothing is there yet and returns undefined; else adds
+   * nothing and returns the first value there (the caller decides whether to add()).
+   */
+  addIfFirst(k1: string, k2: string, value: V): V | undefined {
+    let byK2 = this.first.get(k1);
+    if (byK2 === undefined) {
+      byK2 = new Map<string, V>();
+      this.first.set(k1, byK2);
+    }
+    const first = byK2.get(k2);
+    if (first === undefined) byK2.set(k2, value);
+    return first;
+  }
+
   /** The first value added under (k1, k2). */
   get(k1: string, k2: string): V | undefined {
     return this.first.get(k1)?.get(k2);

@@ -8,7 +8,7 @@ import {
   WORKLOAD_PATTERNS,
   type WorkloadPattern,
 } from "./reference-table.js";
-import { escapePointer, isObject } from "./resource.js";
+import { escapePointer, isObject, toPointer } from "./resource.js";
 import type { LocateTarget, Position } from "./yaml-model.js";
 
 /** A name one of our resources must exist under (in the referring resource's namespace). */
@@ -112,10 +112,6 @@ function staticPointer(segments: readonly string[]): string {
   return pointer;
 }
 
-function toPointer(path: readonly string[]): string {
-  return path.length === 0 ? "" : "/" + path.map(escapePointer).join("/");
-}
-
 /** visitAt() from `depth` on, `path` being the segments walked so far. */
 function visitFrom(
   v: unknown,
@@ -191,35 +187,36 @@ function addReference(
   return out;
 }
 
+/** Adds the reference(s) found at `at`: one, or each item of a list pattern's value. */
+function addFound(
+  out: NamedReference[] | undefined,
+  pattern: ReferencePattern,
+  found: unknown,
+  at: string,
+): NamedReference[] | undefined {
+  if (!pattern.list) return addReference(out, pattern, found, at);
+  if (Array.isArray(found)) {
+    for (let i = 0; i < found.length; i++) out = addReference(out, pattern, found[i], `${at}/${i}`);
+  }
+  return out;
+}
+
 function referencesOf(
   value: unknown,
   patterns: readonly ReferencePattern[],
 ): readonly NamedReference[] {
   let out: NamedReference[] | undefined;
   for (const pattern of patterns) {
-    const segments = pattern.segments;
-    if (!segments.includes("*")) {
+    const at = pattern.pointer;
+    if (at !== undefined) {
       // The common case, followed without a visitor: a path without wildcards.
-      const found = valueAt(value, segments);
-      if (found === undefined) continue;
-      const at = staticPointer(segments);
-      if (!pattern.list) out = addReference(out, pattern, found, at);
-      else if (Array.isArray(found)) {
-        for (let i = 0; i < found.length; i++) {
-          out = addReference(out, pattern, found[i], `${at}/${i}`);
-        }
-      }
-      continue;
+      const found = valueAt(value, pattern.segments);
+      if (found !== undefined) out = addFound(out, pattern, found, at);
+    } else if (reaches(value, pattern.segments)) {
+      visitAt(value, pattern.segments, (found, pointer) => {
+        out = addFound(out, pattern, found, pointer);
+      });
     }
-    if (!reaches(value, segments)) continue;
-    visitAt(value, segments, (found, pointer) => {
-      if (!pattern.list) out = addReference(out, pattern, found, pointer);
-      else if (Array.isArray(found)) {
-        for (let i = 0; i < found.length; i++) {
-          out = addReference(out, pattern, found[i], `${pointer}/${i}`);
-        }
-      }
-    });
   }
   return out ?? NONE;
 }
@@ -237,7 +234,6 @@ function workloadNamesOf(
   value: unknown,
   patterns: readonly WorkloadPattern[],
 ): readonly WorkloadName[] {
-  if (patterns.length === 0) return NONE;
   const out: WorkloadName[] = [];
   const backends = new Map<string, Set<string>>();
   for (const pattern of patterns) {
@@ -265,7 +261,7 @@ function workloadNamesOf(
     }
     for (const n of names) if (n.name !== "" && !known.has(n.name)) out.push(n);
   }
-  return out;
+  return out.length === 0 ? NONE : out;
 }
 
 /** Where each kind that accepts tokens names its OIDC configuration (paths without wildcards). */
@@ -309,10 +305,13 @@ export function resourceFacts(
   patterns: readonly ReferencePattern[],
 ): ResourceFacts {
   const { kind } = identity;
+  const workloadPatterns = WORKLOAD_PATTERNS[kind];
   const facts: ResourceFacts = {
-    ...identity,
+    kind,
+    namespace: identity.namespace,
+    name: identity.name,
     references: referencesOf(value, patterns),
-    workloads: workloadNamesOf(value, WORKLOAD_PATTERNS[kind] ?? []),
+    workloads: workloadPatterns === undefined ? NONE : workloadNamesOf(value, workloadPatterns),
     audiences: audiencesOf(kind, value),
   };
   if (kind === "MCPOIDCConfig") {

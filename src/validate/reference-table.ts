@@ -5,6 +5,7 @@
 import { type Kind, KINDS, kindSchemaId } from "../schema/kinds.js";
 import type { SchemaFile, SchemaNode } from "../schema/load.js";
 import { SchemaIndex } from "../schema/resolve.js";
+import { toPointer } from "./resource.js";
 
 /** Property names that name another resource of ours, in the same namespace. */
 export const REFERENCE_PROPERTIES: Readonly<Record<string, { targets: Kind[]; list?: boolean }>> = {
@@ -50,6 +51,8 @@ export interface ReferencePattern {
   targets: Kind[];
   /** The value is a list of references. */
   list: boolean;
+  /** Its JSON pointer when it has no `*`: one string for every resource it is found in. */
+  pointer: string | undefined;
 }
 
 export const WORKLOAD_KINDS: Kind[] = ["MCPServer", "MCPRemoteProxy", "MCPServerEntry"];
@@ -133,6 +136,7 @@ export function findReferencePatterns(
             segments,
             targets: reference.targets,
             list: reference.list === true,
+            pointer: segments.includes("*") ? undefined : toPointer(segments),
           });
           continue;
         }

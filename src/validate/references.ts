@@ -10,6 +10,7 @@ import {
   type NamedReference,
   NONE,
   type ResourceFacts,
+  type WorkloadName,
   referencePointer,
 } from "./reference-facts.js";
 import { Grouping } from "./grouping.js";
@@ -94,26 +95,32 @@ export class ReferenceLevel {
     };
     if (facts.issuer !== undefined) r.issuer = facts.issuer;
     this.index.add(r);
-    const index = this.index;
-    r.references = this.unsettled(r.references, (ref) =>
-      index.hasAny(referenceTargets(ref), r.namespace, ref.name),
-    );
-    r.workloads = this.unsettled(r.workloads, (w) =>
-      index.hasAny(WORKLOAD_KINDS, r.namespace, w.name),
-    );
-    // Where the others are is noted while the document is at hand: finding it at the end
-    // would mean parsing the document again.
-    for (const ref of r.references)
-      ref.position ??= at.doc.locate(at.prefix + referencePointer(ref));
-    for (const w of r.workloads) w.position ??= at.doc.locate(at.prefix + w.pointer, w.target);
+    if (r.references.length > 0) r.references = this.unsettledReferences(r, at);
+    if (r.workloads.length > 0) r.workloads = this.unsettledWorkloads(r, at);
     this.all.push(r);
   }
 
-  private unsettled<T>(items: readonly T[], settled: (item: T) => boolean): readonly T[] {
-    let open = 0;
-    for (const item of items) if (!settled(item)) open++;
-    if (open === items.length) return items;
-    return open === 0 ? NONE : items.filter((item) => !settled(item));
+  // Where an unsettled name is is noted while the document is at hand: finding it at the end
+  // would mean parsing the document again.
+
+  private unsettledReferences(r: OwnResource, at: IssueTarget): readonly NamedReference[] {
+    let open: NamedReference[] | undefined;
+    for (const ref of r.references) {
+      if (this.index.hasAny(referenceTargets(ref), r.namespace, ref.name)) continue;
+      ref.position ??= at.doc.locate(at.prefix + referencePointer(ref));
+      (open ??= []).push(ref);
+    }
+    return open ?? NONE;
+  }
+
+  private unsettledWorkloads(r: OwnResource, at: IssueTarget): readonly WorkloadName[] {
+    let open: WorkloadName[] | undefined;
+    for (const w of r.workloads) {
+      if (this.index.hasAny(WORKLOAD_KINDS, r.namespace, w.name)) continue;
+      w.position ??= at.doc.locate(at.prefix + w.pointer, w.target);
+      (open ??= []).push(w);
+    }
+    return open ?? NONE;
   }
 
   /** Runs every reference-level rule and attaches the issues to the resources' results. */
@@ -198,17 +205,30 @@ function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
     CHILD_TYPES.map((t) => [t, new Grouping<OwnResource>()]),
   );
   for (const r of resources) {
-    for (const [type, prefix, suffix] of CHILD_OBJECTS[r.kind] ?? []) {
-      const name = prefix === "" && suffix === "" ? r.name : prefix + r.name + suffix;
-      const byName = owners.get(type)!;
-      // One resource defined twice is a duplicate, reported as such.
-      const same = (o: OwnResource) => o.kind === r.kind && o.name === r.name;
-      if (byName.get(r.namespace, name) !== undefined && byName.all(r.namespace, name).some(same)) {
-        continue;
-      }
-      byName.add(r.namespace, name, r);
-    }
+    const children = CHILD_OBJECTS[r.kind];
+    if (children !== undefined) addChildObjects(owners, r, children);
   }
+  reportCollisions(owners);
+}
+
+function addChildObjects(
+  owners: Map<ChildType, Grouping<OwnResource>>,
+  r: OwnResource,
+  children: readonly ChildObject[],
+): void {
+  for (const [type, prefix, suffix] of children) {
+    const name = prefix === "" && suffix === "" ? r.name : prefix + r.name + suffix;
+    const byName = owners.get(type)!;
+    if (byName.addIfFirst(r.namespace, name, r) === undefined) continue;
+    // One resource defined twice is a duplicate, reported as such.
+    if (byName.all(r.namespace, name).some((o) => o.kind === r.kind && o.name === r.name)) {
+      continue;
+    }
+    byName.add(r.namespace, name, r);
+  }
+}
+
+function reportCollisions(owners: Map<ChildType, Grouping<OwnResource>>): void {
   const reported = new Map<OwnResource, Map<OwnResource, string[]>>();
   for (const type of CHILD_TYPES) {
     const byName = owners.get(type)!;
@@ -241,7 +261,6 @@ function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
   }
 }
 
-/** An issue at a position noted earlier (else found now). */
 /** An issue at a position noted earlier (else found now). */
 function addIssueAt(
   r: OwnResource,
