@@ -70,12 +70,14 @@ export function collectInputs(paths: readonly string[]): Input[] {
   const seenFiles = new Set<string>();
   // A file named twice (directly and inside a directory given too) is read once: twice would
   // make every resource in it a duplicate of itself.
-  const addFile = (name: string): void => {
-    let real = name;
-    try {
-      real = realpathSync(name);
-    } catch {
-      // Unreadable: reported when it is read.
+  // `real`: its real path when known (a plain entry of a directory whose real path is known).
+  const addFile = (name: string, real?: string): void => {
+    if (real === undefined) {
+      try {
+        real = realpathSync.native(name);
+      } catch {
+        real = name; // Unreadable: reported when it is read.
+      }
     }
     if (seenFiles.has(real)) return;
     seenFiles.add(real);
@@ -85,7 +87,7 @@ export function collectInputs(paths: readonly string[]): Input[] {
   const walk = (dir: string): void => {
     let real: string;
     try {
-      real = realpathSync(dir);
+      real = realpathSync.native(dir);
     } catch (err) {
       inputs.push({ name: dir, error: errnoMessage(err) });
       return;
@@ -105,7 +107,8 @@ export function collectInputs(paths: readonly string[]): Input[] {
       const full = join(dir, entry.name);
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
+      const link = entry.isSymbolicLink();
+      if (link) {
         try {
           const st = statSync(full);
           isDir = st.isDirectory();
@@ -118,7 +121,9 @@ export function collectInputs(paths: readonly string[]): Input[] {
         }
       }
       if (isDir) walk(full);
-      else if (isFile && hasResourceExtension(entry.name)) addFile(full);
+      else if (isFile && hasResourceExtension(entry.name)) {
+        addFile(full, link ? undefined : join(real, entry.name));
+      }
     }
   };
 
@@ -163,7 +168,8 @@ export function readFileCapped(path: string, maxBytes: number): ReadOutcome {
     let total = 0;
     // A regular file's buffer is its size and one byte (to see it grew), not a 64 KiB minimum:
     // buffers live outside the JavaScript heap and their total drives its collections too.
-    let size = Math.min(st.isFile() ? st.size + 1 : 64 * 1024, maxBytes + 1);
+    const regular = st.isFile();
+    let size = Math.min(regular ? st.size + 1 : 64 * 1024, maxBytes + 1);
     for (;;) {
       const buf = Buffer.allocUnsafe(size);
       const n = readSync(fd, buf, 0, size, null);
@@ -171,6 +177,8 @@ export function readFileCapped(path: string, maxBytes: number): ReadOutcome {
       total += n;
       if (total > maxBytes) return { ok: false, kind: "content", message: tooLarge(maxBytes) };
       chunks.push(n === size ? buf : buf.subarray(0, n));
+      // A short read of a regular file is its end: no second read (and buffer) to learn it.
+      if (regular && n < size) break;
       size = Math.min(64 * 1024, maxBytes + 1);
     }
     return decodeText(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
