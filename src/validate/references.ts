@@ -200,7 +200,16 @@ function childName(r: OwnResource, type: ChildType): string {
  * VirtualMCPServer's Deployment takes its own name too, an MCPRegistry's is `<name>-api`.
  */
 function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
-  // type -> (namespace, object name) -> resources creating it
+  reportCollisions(childObjectOwners(resources));
+}
+
+/**
+ * Type -> (namespace, object name) -> the resources creating it. (The loop over every resource
+ * is a function of its own, as in audienceGroups(): see there.)
+ */
+function childObjectOwners(
+  resources: readonly OwnResource[],
+): Map<ChildType, Grouping<OwnResource>> {
   const owners = new Map<ChildType, Grouping<OwnResource>>(
     CHILD_TYPES.map((t) => [t, new Grouping<OwnResource>()]),
   );
@@ -208,7 +217,7 @@ function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
     const children = CHILD_OBJECTS[r.kind];
     if (children !== undefined) addChildObjects(owners, r, children);
   }
-  reportCollisions(owners);
+  return owners;
 }
 
 function addChildObjects(
@@ -313,21 +322,37 @@ function issuerIdentity(index: ResourceIndex, namespace: string, configName: str
 }
 
 /** Servers sharing an issuer and an audience accept each other's tokens (replay). */
+/** An audience and the resource using it. */
+type ServerAudience = { r: OwnResource; use: AudienceUse };
+
 function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex): void {
-  type Use = { r: OwnResource; use: AudienceUse };
-  // namespace -> (issuer, audience) -> uses
-  const byNamespace = new Map<string, Grouping<Use>>();
+  for (const g of audienceGroups(resources, index).values()) reportSharedAudiences(g.repeats());
+}
+
+/**
+ * Namespace -> (issuer, audience) -> uses. A function of its own that returns once its loop is
+ * done: V8 compiles a long loop while it runs (on-stack replacement), and code after the loop
+ * in the same function made that compiled code fall back on every run.
+ */
+function audienceGroups(
+  resources: readonly OwnResource[],
+  index: ResourceIndex,
+): Map<string, Grouping<ServerAudience>> {
+  const byNamespace = new Map<string, Grouping<ServerAudience>>();
   for (const r of resources) {
     for (const use of r.audiences) {
       let byAudience = byNamespace.get(r.namespace);
       if (byAudience === undefined) {
-        byAudience = new Grouping<Use>();
+        byAudience = new Grouping<ServerAudience>();
         byNamespace.set(r.namespace, byAudience);
       }
       byAudience.add(issuerIdentity(index, r.namespace, use.config), use.audience, { r, use });
     }
   }
-  const groups = [...byNamespace.values()].flatMap((g) => g.repeats());
+  return byNamespace;
+}
+
+function reportSharedAudiences(groups: readonly (readonly ServerAudience[])[]): void {
   for (const list of groups) {
     for (const entry of list) {
       const others = list
