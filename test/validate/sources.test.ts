@@ -1,6 +1,14 @@
 // Finding input files and reading them as text.
+import { execFileSync, spawn } from "node:child_process";
+import { symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collectInputs, decodeText, firstInvalidUtf8 } from "../../src/validate/sources.js";
+import {
+  collectInputs,
+  decodeText,
+  firstInvalidUtf8,
+  readFileCapped,
+} from "../../src/validate/sources.js";
 import { tempDir, writeTree } from "./helpers.js";
 
 describe("collectInputs", () => {
@@ -41,6 +49,57 @@ describe("collectInputs", () => {
     const dir = writeTree(tempDir(), { "a.yaml": "", "b.yaml": "" });
     const names = collectInputs([`${dir}/a.yaml`, dir, `${dir}/./a.yaml`]).map((i) => i.name);
     expect(names).toEqual([`${dir}/a.yaml`, `${dir}/b.yaml`]);
+  });
+
+  it("reads a file reached through a linked directory and by name once", () => {
+    const dir = writeTree(tempDir(), { "real/a.yaml": "", "real/b.yaml": "" });
+    symlinkSync(join(dir, "real"), join(dir, "link"));
+    symlinkSync(join(dir, "real", "b.yaml"), join(dir, "real", "c.yaml"));
+    const names = collectInputs([join(dir, "real", "a.yaml"), join(dir, "link")]).map((i) =>
+      i.name.slice(dir.length + 1),
+    );
+    // c.yaml is a link to b.yaml: the same file, read once.
+    expect(names).toEqual(["real/a.yaml", "link/b.yaml"]);
+  });
+});
+
+describe("readFileCapped", () => {
+  it.each([0, 1, 4095, 4096, 70_000])("reads a file of %i bytes whole", (size) => {
+    const path = join(tempDir(), "f.yaml");
+    const text = "x".repeat(size);
+    writeFileSync(path, text);
+    expect(readFileCapped(path, 1 << 20)).toEqual({ ok: true, text });
+  });
+
+  it("refuses a file over the cap, and accepts one at it", () => {
+    const path = join(tempDir(), "f.yaml");
+    writeFileSync(path, "x".repeat(100));
+    expect(readFileCapped(path, 99)).toMatchObject({ ok: false, kind: "content" });
+    expect(readFileCapped(path, 100)).toEqual({ ok: true, text: "x".repeat(100) });
+  });
+
+  it("reads what is not a regular file in chunks, to its end", () => {
+    const dir = tempDir();
+    const path = join(dir, "fifo");
+    const piece = "a: 1\n".repeat(2_000);
+    writeFileSync(join(dir, "piece"), piece);
+    execFileSync("mkfifo", [path]);
+    // The writer is another process; it and the read below each wait for the other to open.
+    // It writes in pieces with pauses, so reads come back short before the end.
+    const script = 'for i in 1 2 3; do cat "$0"; sleep 0.05; done > "$1"';
+    const writer = spawn("sh", ["-c", script, join(dir, "piece"), path], { stdio: "ignore" });
+    expect(readFileCapped(path, 1 << 20)).toEqual({ ok: true, text: piece.repeat(3) });
+    writer.kill();
+  });
+
+  it("names why a missing file or a directory cannot be read", () => {
+    const dir = tempDir();
+    expect(readFileCapped(join(dir, "missing"), 10)).toEqual({
+      ok: false,
+      kind: "io",
+      message: "no such file or directory",
+    });
+    expect(readFileCapped(dir, 10)).toEqual({ ok: false, kind: "io", message: "is a directory" });
   });
 });
 
