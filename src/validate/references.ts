@@ -100,8 +100,8 @@ export class ReferenceLevel {
     this.all.push(r);
   }
 
-  // Where an unsettled name is is noted while the document is at hand: finding it at the end
-  // would mean parsing the document again.
+  // The place of each name left unsettled is noted while the document is at hand: finding it
+  // at the end would mean parsing the document again.
 
   private unsettledReferences(r: OwnResource, at: IssueTarget): readonly NamedReference[] {
     let open: NamedReference[] | undefined;
@@ -321,10 +321,10 @@ function issuerIdentity(index: ResourceIndex, namespace: string, configName: str
   return index.get("MCPOIDCConfig", namespace, configName)?.issuer ?? `config ${configName}`;
 }
 
-/** Servers sharing an issuer and an audience accept each other's tokens (replay). */
 /** An audience and the resource using it. */
 type ServerAudience = { r: OwnResource; use: AudienceUse };
 
+/** Servers sharing an issuer and an audience accept each other's tokens (replay). */
 function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex): void {
   for (const g of audienceGroups(resources, index).values()) reportSharedAudiences(g.repeats());
 }
