@@ -64,10 +64,19 @@ export class ResourceIndex {
   }
 }
 
-/** The reference level of one run: resources are added as they are read, checked at the end. */
+/**
+ * The reference level of one run: resources are added as they are read, checked at the end.
+ * What the end needs is gathered as they are added (the objects each would create, the few
+ * resources with names still unsettled or with audiences), so that finish() does not go over
+ * every resource again.
+ */
 export class ReferenceLevel {
   private readonly index = new ResourceIndex();
   private readonly all: OwnResource[] = [];
+  private readonly owners = childObjectOwners();
+  /** Resources with references or backend names not found when they were added. */
+  private readonly unsettled: OwnResource[] = [];
+  private readonly audienceUsers: OwnResource[] = [];
 
   constructor(private readonly options: ReferenceOptions) {}
 
@@ -97,6 +106,10 @@ export class ReferenceLevel {
     this.index.add(r);
     if (r.references.length > 0) r.references = this.unsettledReferences(r, at);
     if (r.workloads.length > 0) r.workloads = this.unsettledWorkloads(r, at);
+    if (r.references.length > 0 || r.workloads.length > 0) this.unsettled.push(r);
+    if (r.audiences.length > 0) this.audienceUsers.push(r);
+    const children = CHILD_OBJECTS[r.kind];
+    if (children !== undefined) addChildObjects(this.owners, r, children);
     this.all.push(r);
   }
 
@@ -126,15 +139,14 @@ export class ReferenceLevel {
   /** Runs every reference-level rule and attaches the issues to the resources' results. */
   finish(): void {
     const index = this.index;
-    const resources = this.all;
     checkDuplicates(index);
-    checkWorkloadCollisions(resources);
+    reportCollisions(this.owners);
     const missing = this.options.allowMissingRefs ? "warning" : "error";
-    for (const r of resources) {
+    for (const r of this.unsettled) {
       checkNamedReferences(r, index, missing);
       checkWorkloadNames(r, index, missing);
     }
-    checkAudiences(resources, index);
+    checkAudiences(this.audienceUsers, index);
   }
 }
 
@@ -194,34 +206,16 @@ function childName(r: OwnResource, type: ChildType): string {
   return prefix + r.name + suffix;
 }
 
-/**
- * Two resources that would create the same object collide: an MCPServer and an MCPRemoteProxy
- * of one name share a Deployment and ConfigMap (the reference operator does not guard it), a
- * VirtualMCPServer's Deployment takes its own name too, an MCPRegistry's is `<name>-api`.
- */
-function checkWorkloadCollisions(resources: readonly OwnResource[]): void {
-  reportCollisions(childObjectOwners(resources));
+/** Type -> (namespace, object name) -> the resources creating it. */
+type ChildObjectOwners = Map<ChildType, Grouping<OwnResource>>;
+
+function childObjectOwners(): ChildObjectOwners {
+  return new Map(CHILD_TYPES.map((t) => [t, new Grouping<OwnResource>()]));
 }
 
-/**
- * Type -> (namespace, object name) -> the resources creating it. (The loop over every resource
- * is a function of its own, as in audienceGroups(): see there.)
- */
-function childObjectOwners(
-  resources: readonly OwnResource[],
-): Map<ChildType, Grouping<OwnResource>> {
-  const owners = new Map<ChildType, Grouping<OwnResource>>(
-    CHILD_TYPES.map((t) => [t, new Grouping<OwnResource>()]),
-  );
-  for (const r of resources) {
-    const children = CHILD_OBJECTS[r.kind];
-    if (children !== undefined) addChildObjects(owners, r, children);
-  }
-  return owners;
-}
-
+/** Notes the objects `r` would create, unless it is a duplicate of a resource noted before. */
 function addChildObjects(
-  owners: Map<ChildType, Grouping<OwnResource>>,
+  owners: ChildObjectOwners,
   r: OwnResource,
   children: readonly ChildObject[],
 ): void {
@@ -237,7 +231,12 @@ function addChildObjects(
   }
 }
 
-function reportCollisions(owners: Map<ChildType, Grouping<OwnResource>>): void {
+/**
+ * Two resources that would create the same object collide: an MCPServer and an MCPRemoteProxy
+ * of one name share a Deployment and ConfigMap (the reference operator does not guard it), a
+ * VirtualMCPServer's Deployment takes its own name too, an MCPRegistry's is `<name>-api`.
+ */
+function reportCollisions(owners: ChildObjectOwners): void {
   const reported = new Map<OwnResource, Map<OwnResource, string[]>>();
   for (const type of CHILD_TYPES) {
     const byName = owners.get(type)!;
@@ -325,15 +324,11 @@ function issuerIdentity(index: ResourceIndex, namespace: string, configName: str
 type ServerAudience = { r: OwnResource; use: AudienceUse };
 
 /** Servers sharing an issuer and an audience accept each other's tokens (replay). */
-function checkAudiences(resources: readonly OwnResource[], index: ResourceIndex): void {
-  for (const g of audienceGroups(resources, index).values()) reportSharedAudiences(g.repeats());
+function checkAudiences(users: readonly OwnResource[], index: ResourceIndex): void {
+  for (const g of audienceGroups(users, index).values()) reportSharedAudiences(g.repeats());
 }
 
-/**
- * Namespace -> (issuer, audience) -> uses. A function of its own that returns once its loop is
- * done: V8 compiles a long loop while it runs (on-stack replacement), and code after the loop
- * in the same function made that compiled code fall back on every run.
- */
+/** Namespace -> (issuer, audience) -> the uses by `resources` (those with audiences). */
 function audienceGroups(
   resources: readonly OwnResource[],
   index: ResourceIndex,
