@@ -1,4 +1,12 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import {
+  Ajv2020,
+  type ErrorObject,
+  type KeywordCxt,
+  type ValidateFunction,
+  _,
+  str,
+} from "ajv/dist/2020.js";
+import ucs2lengthModule from "ajv/dist/runtime/ucs2length.js";
 import addFormatsModule from "ajv-formats";
 import { type CelValueCache, ruleEvaluator } from "./cel.js";
 import { type Kind, kindSchemaId } from "./kinds.js";
@@ -95,29 +103,57 @@ function duplicateListEntries(
   parent: SchemaNode | undefined,
   instancePath: string,
 ): ErrorObject[] {
-  if ((type !== "map" && type !== "set") || !Array.isArray(data) || data.length < 2) return [];
+  if ((type !== "map" && type !== "set") || !Array.isArray(data) || data.length < 2) {
+    return NO_ERRORS;
+  }
   const keys = (parent?.["x-kubernetes-list-map-keys"] as string[] | undefined) ?? [];
-  const seen = new Set<string>();
-  const errors: ErrorObject[] = [];
-  data.forEach((item, index) => {
+  const seen = new ListIdentities();
+  let errors = NO_ERRORS;
+  for (let index = 0; index < data.length; index++) {
+    const item: unknown = data[index];
     const identity =
       type === "map" && item !== null && typeof item === "object"
-        ? JSON.stringify(keys.map((k) => (item as Record<string, unknown>)[k]))
-        : JSON.stringify(item);
-    if (seen.has(identity)) {
-      const what =
-        type === "map" ? `${keys.join(", ")} ${identity.slice(1, -1)}` : `value ${identity}`;
-      errors.push({
-        keyword: "x-kubernetes-list-type",
-        instancePath: `${instancePath}/${index}`,
-        schemaPath: "",
-        params: { type },
-        message: `duplicate entry: ${what} appears more than once`,
-      });
-    }
-    seen.add(identity);
-  });
+        ? mapKeyValues(item as Record<string, unknown>, keys)
+        : [item];
+    if (!seen.add(identity)) continue;
+    const json = JSON.stringify(type === "map" ? identity : item);
+    const what = type === "map" ? `${keys.join(", ")} ${json.slice(1, -1)}` : `value ${json}`;
+    if (errors === NO_ERRORS) errors = [];
+    errors.push({
+      keyword: "x-kubernetes-list-type",
+      instancePath: `${instancePath}/${index}`,
+      schemaPath: "",
+      params: { type },
+      message: `duplicate entry: ${what} appears more than once`,
+    });
+  }
   return errors;
+}
+
+/** The values of an item's map keys (null for a missing one, as JSON has it). */
+function mapKeyValues(item: Record<string, unknown>, keys: readonly string[]): unknown[] {
+  return keys.map((k) => item[k] ?? null);
+}
+
+/**
+ * The identities (lists of values) of a list's items, compared as JSON would: a one-value
+ * identity of a scalar (almost every list map: a `name`) is kept as itself, anything else as
+ * its JSON text.
+ */
+class ListIdentities {
+  private readonly scalars = new Set<unknown>();
+  private readonly texts = new Set<string>();
+
+  /** Adds an identity; true when it was there already. */
+  add(identity: readonly unknown[]): boolean {
+    const only = identity.length === 1 ? identity[0] : undefined;
+    const set: Set<unknown> =
+      only === undefined || (only !== null && typeof only === "object") ? this.texts : this.scalars;
+    const key = set === this.texts ? JSON.stringify(identity) : only;
+    if (set.has(key)) return true;
+    set.add(key);
+    return false;
+  }
 }
 
 const ROOT_DEFAULT = "strict mode: default is ignored in the schema root";
@@ -157,6 +193,7 @@ function newAjv(celCache: () => CelValueCache, checked: boolean): Ajv2020 {
     verbose: true,
   });
   addFormats(ajv);
+  replaceLengthKeywords(ajv);
   for (const keyword of [
     "x-kubernetes-preserve-unknown-fields",
     "x-kubernetes-list-map-keys",
@@ -205,6 +242,40 @@ function newAjv(celCache: () => CelValueCache, checked: boolean): Ajv2020 {
     },
   });
   return ajv;
+}
+
+// Default export of a CommonJS module, as ajv-formats above.
+const ucs2length = ((ucs2lengthModule as unknown as { default?: unknown }).default ??
+  ucs2lengthModule) as (s: string) => number;
+
+/**
+ * maxLength and minLength as ajv has them (lengths in code points, as the API server counts),
+ * except that the code points are counted only when the string's UTF-16 length leaves the
+ * answer open: a string has at most as many code points as UTF-16 units, and at least half as
+ * many. Counting walks the whole string, and almost every string is decided by its length.
+ */
+function replaceLengthKeywords(ajv: Ajv2020): void {
+  ajv.removeKeyword("maxLength");
+  ajv.removeKeyword("minLength");
+  ajv.addKeyword({
+    keyword: ["maxLength", "minLength"],
+    type: "string",
+    schemaType: "number",
+    error: {
+      message: ({ keyword, schemaCode }) =>
+        str`must NOT have ${keyword === "maxLength" ? "more" : "fewer"} than ${schemaCode} characters`,
+      params: ({ schemaCode }) => _`{limit: ${schemaCode}}`,
+    },
+    code(cxt: KeywordCxt) {
+      const { keyword, data, schemaCode, gen } = cxt;
+      const count = gen.scopeValue("func", { ref: ucs2length });
+      cxt.fail(
+        keyword === "maxLength"
+          ? _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`
+          : _`${data}.length < 2 * ${schemaCode} && ${count}(${data}) < ${schemaCode}`,
+      );
+    },
+  });
 }
 
 function describeTypes(schema: unknown): string {

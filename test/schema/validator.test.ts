@@ -71,6 +71,108 @@ describe("schema set", () => {
     expect(issues.map((i) => i.path)).toEqual(["/ports/1"]);
   });
 
+  describe("list types", () => {
+    const set = setOf({
+      type: "object",
+      properties: {
+        env: {
+          type: "array",
+          "x-kubernetes-list-type": "map",
+          "x-kubernetes-list-map-keys": ["name"],
+          items: { type: "object", properties: { name: {}, value: {} } },
+        },
+        tags: { type: "array", "x-kubernetes-list-type": "set", items: {} },
+        args: { type: "array", "x-kubernetes-list-type": "atomic", items: {} },
+      },
+    });
+    const cases: { name: string; doc: Record<string, unknown[]>; issues: string[] }[] = [
+      { name: "distinct map keys", doc: { env: [{ name: "A" }, { name: "B" }] }, issues: [] },
+      {
+        name: "a map key met again, whatever the other fields",
+        doc: { env: [{ name: "A", value: 1 }, { name: "B" }, { name: "A", value: 2 }] },
+        issues: ['/env/2: duplicate entry: name "A" appears more than once'],
+      },
+      {
+        name: "a string and a number that read alike are different keys",
+        doc: { env: [{ name: "1" }, { name: 1 }] },
+        issues: [],
+      },
+      {
+        name: "two items without the key share it (null)",
+        doc: { env: [{ value: 1 }, { value: 2 }] },
+        issues: ["/env/1: duplicate entry: name null appears more than once"],
+      },
+      {
+        name: "object keys compare by content",
+        doc: { env: [{ name: { a: 1 } }, { name: { a: 1 } }, { name: { a: 2 } }] },
+        issues: ['/env/1: duplicate entry: name {"a":1} appears more than once'],
+      },
+      {
+        name: "a set with a value twice, each repeat reported",
+        doc: { tags: ["x", "y", "x", "x"] },
+        issues: [
+          '/tags/2: duplicate entry: value "x" appears more than once',
+          '/tags/3: duplicate entry: value "x" appears more than once',
+        ],
+      },
+      {
+        name: "a set of objects",
+        doc: { tags: [{ a: [1] }, { a: [1] }, true, "true"] },
+        issues: ['/tags/1: duplicate entry: value {"a":[1]} appears more than once'],
+      },
+      { name: "an atomic list may repeat", doc: { args: ["-v", "-v"] }, issues: [] },
+    ];
+    it.each(cases)("$name", ({ doc, issues }) => {
+      expect(set.validateSchema(ID, doc).map((i) => `${i.path}: ${i.message}`)).toEqual(issues);
+    });
+  });
+
+  describe("string lengths, in code points", () => {
+    const set = setOf({
+      type: "object",
+      properties: {
+        short: { type: "string", maxLength: 3 },
+        long: { type: "string", minLength: 2 },
+      },
+    });
+    const cases: { name: string; doc: Record<string, string>; issues: string[] }[] = [
+      { name: "at the maximum", doc: { short: "abc" }, issues: [] },
+      {
+        name: "over the maximum",
+        doc: { short: "abcd" },
+        issues: ["/short: must NOT have more than 3 characters"],
+      },
+      // 4 UTF-16 units, 3 code points.
+      { name: "at the maximum with a surrogate pair", doc: { short: "a😀b" }, issues: [] },
+      {
+        name: "over the maximum with a surrogate pair",
+        doc: { short: "a😀bc" },
+        issues: ["/short: must NOT have more than 3 characters"],
+      },
+      { name: "at the minimum", doc: { long: "ab" }, issues: [] },
+      {
+        name: "under the minimum",
+        doc: { long: "a" },
+        issues: ["/long: must NOT have fewer than 2 characters"],
+      },
+      {
+        name: "empty",
+        doc: { long: "" },
+        issues: ["/long: must NOT have fewer than 2 characters"],
+      },
+      // 2 UTF-16 units, 1 code point.
+      {
+        name: "under the minimum as one surrogate pair",
+        doc: { long: "😀" },
+        issues: ["/long: must NOT have fewer than 2 characters"],
+      },
+      { name: "at the minimum with surrogate pairs", doc: { long: "😀😀" }, issues: [] },
+    ];
+    it.each(cases)("$name", ({ doc, issues }) => {
+      expect(set.validateSchema(ID, doc).map((i) => `${i.path}: ${i.message}`)).toEqual(issues);
+    });
+  });
+
   it("leaves the caller's document unchanged", () => {
     const set = setOf({ type: "object", properties: { a: { type: "string", default: "x" } } });
     const doc = {};
