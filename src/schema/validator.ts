@@ -111,12 +111,16 @@ function duplicateListEntries(
   let errors = NO_ERRORS;
   for (let index = 0; index < data.length; index++) {
     const item: unknown = data[index];
-    const identity =
-      type === "map" && item !== null && typeof item === "object"
-        ? mapKeyValues(item as Record<string, unknown>, keys)
-        : [item];
+    const byKeys = type === "map" && item !== null && typeof item === "object";
+    const record = item as Record<string, unknown>;
+    // One key (nearly every list map: `name`): its value alone is the identity.
+    const identity = !byKeys
+      ? item
+      : keys.length === 1
+        ? record[keys[0]!]
+        : keyValues(record, keys);
     if (!seen.add(identity)) continue;
-    const json = JSON.stringify(type === "map" ? identity : item);
+    const json = JSON.stringify(byKeys ? keyValues(record, keys) : type === "map" ? [item] : item);
     const what = type === "map" ? `${keys.join(", ")} ${json.slice(1, -1)}` : `value ${json}`;
     if (errors === NO_ERRORS) errors = [];
     errors.push({
@@ -131,27 +135,32 @@ function duplicateListEntries(
 }
 
 /** The values of an item's map keys (null for a missing one, as JSON has it). */
-function mapKeyValues(item: Record<string, unknown>, keys: readonly string[]): unknown[] {
+function keyValues(item: Record<string, unknown>, keys: readonly string[]): unknown[] {
   return keys.map((k) => item[k] ?? null);
 }
 
 /**
- * The identities (lists of values) of a list's items, compared as JSON would: a one-value
- * identity of a scalar (almost every list map: a `name`) is kept as itself, anything else as
- * its JSON text.
+ * The identities of a list's items, compared as their JSON texts would be: a scalar is kept as
+ * itself (a missing key counts as null), anything else as its JSON text; each set is made on
+ * first use.
  */
 class ListIdentities {
-  private readonly scalars = new Set<unknown>();
-  private readonly texts = new Set<string>();
+  private scalars: Set<unknown> | undefined;
+  private texts: Set<string> | undefined;
 
   /** Adds an identity; true when it was there already. */
-  add(identity: readonly unknown[]): boolean {
-    const only = identity.length === 1 ? identity[0] : undefined;
-    const set: Set<unknown> =
-      only === undefined || (only !== null && typeof only === "object") ? this.texts : this.scalars;
-    const key = set === this.texts ? JSON.stringify(identity) : only;
-    if (set.has(key)) return true;
-    set.add(key);
+  add(identity: unknown): boolean {
+    if (identity !== null && typeof identity === "object") {
+      const text = JSON.stringify(identity);
+      this.texts ??= new Set();
+      if (this.texts.has(text)) return true;
+      this.texts.add(text);
+      return false;
+    }
+    const scalar = identity ?? null;
+    this.scalars ??= new Set();
+    if (this.scalars.has(scalar)) return true;
+    this.scalars.add(scalar);
     return false;
   }
 }
