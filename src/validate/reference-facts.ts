@@ -155,70 +155,78 @@ export function valuesAt(
  */
 export const NONE: readonly never[] = [];
 
-/** Adds the reference `value` holds, if it names one (else the schema level reports it). */
-function addReference(
-  out: NamedReference[] | undefined,
-  pattern: ReferencePattern,
-  value: unknown,
-  at: string,
-): NamedReference[] | undefined {
-  let name: string;
-  let kind: Kind | undefined;
-  if (typeof value === "string") name = value;
-  else if (isObject(value) && typeof value.name === "string") {
-    name = value.name;
-    if (typeof value.kind === "string") {
-      kind = value.kind as Kind;
-      if (!pattern.targets.includes(kind)) return out; // a wrong kind
-    }
-  } else return out;
-  if (name === "") return out;
-  // Every field set here, so that all references share one shape.
-  const ref: NamedReference = {
-    name,
-    at,
-    inObject: typeof value !== "string",
-    pattern,
-    kind,
-    position: undefined,
-  };
-  if (out === undefined) return [ref];
-  out.push(ref);
-  return out;
-}
+/**
+ * Whether a resource of one of `kinds` named `name` is known already in `namespace`: a reference
+ * to it is settled and need not be listed. (An answer of false only means "not yet": the
+ * reference level looks again at the end.)
+ */
+export type KnownName = (kinds: readonly Kind[], namespace: string, name: string) => boolean;
 
-/** Adds the reference(s) found at `at`: one, or each item of a list pattern's value. */
-function addFound(
-  out: NamedReference[] | undefined,
-  pattern: ReferencePattern,
-  found: unknown,
-  at: string,
-): NamedReference[] | undefined {
-  if (!pattern.list) return addReference(out, pattern, found, at);
-  if (Array.isArray(found)) {
-    for (let i = 0; i < found.length; i++) out = addReference(out, pattern, found[i], `${at}/${i}`);
+/** A resource's references as they are found, leaving out the ones already settled. */
+class ReferenceList {
+  list: NamedReference[] | undefined;
+
+  constructor(
+    private readonly namespace: string,
+    private readonly known: KnownName | undefined,
+  ) {}
+
+  /** Adds the reference(s) found at `at`: one, or each item of a list pattern's value. */
+  addFound(pattern: ReferencePattern, found: unknown, at: string): void {
+    if (!pattern.list) this.add(pattern, found, at);
+    else if (Array.isArray(found)) {
+      for (let i = 0; i < found.length; i++) this.add(pattern, found[i], `${at}/${i}`);
+    }
   }
-  return out;
+
+  /** Adds the reference `value` holds, if it names one (else the schema level reports it). */
+  private add(pattern: ReferencePattern, value: unknown, at: string): void {
+    let name: string;
+    let kind: Kind | undefined;
+    if (typeof value === "string") name = value;
+    else if (isObject(value) && typeof value.name === "string") {
+      name = value.name;
+      if (typeof value.kind === "string") {
+        kind = value.kind as Kind;
+        if (!pattern.targets.includes(kind)) return; // a wrong kind
+      }
+    } else return;
+    if (name === "") return;
+    const targets = kind === undefined ? pattern.targets : [kind];
+    if (this.known?.(targets, this.namespace, name) === true) return;
+    // Every field set here, so that all references share one shape.
+    const ref: NamedReference = {
+      name,
+      at,
+      inObject: typeof value !== "string",
+      pattern,
+      kind,
+      position: undefined,
+    };
+    if (this.list === undefined) this.list = [ref];
+    else this.list.push(ref);
+  }
 }
 
 function referencesOf(
   value: unknown,
   patterns: readonly ReferencePattern[],
+  namespace: string,
+  known: KnownName | undefined,
 ): readonly NamedReference[] {
-  let out: NamedReference[] | undefined;
+  if (patterns.length === 0) return NONE;
+  const out = new ReferenceList(namespace, known);
   for (const pattern of patterns) {
     const at = pattern.pointer;
     if (at !== undefined) {
       // The common case, followed without a visitor: a path without wildcards.
       const found = valueAt(value, pattern.segments);
-      if (found !== undefined) out = addFound(out, pattern, found, at);
+      if (found !== undefined) out.addFound(pattern, found, at);
     } else if (reaches(value, pattern.segments)) {
-      visitAt(value, pattern.segments, (found, pointer) => {
-        out = addFound(out, pattern, found, pointer);
-      });
+      visitAt(value, pattern.segments, (found, pointer) => out.addFound(pattern, found, pointer));
     }
   }
-  return out ?? NONE;
+  return out.list ?? NONE;
 }
 
 /** Names of the static backends of the virtual-server configuration at `config`. */
@@ -298,11 +306,16 @@ function issuerOf(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The facts of one resource of ours; `patterns` are its kind's reference patterns. */
+/**
+ * The facts of one resource of ours; `patterns` are its kind's reference patterns. References
+ * to names `known` says exist already are left out: most of a repository's references name
+ * resources read before them, and this way nothing is allocated for those.
+ */
 export function resourceFacts(
   identity: { kind: Kind; namespace: string; name: string },
   value: unknown,
   patterns: readonly ReferencePattern[],
+  known?: KnownName,
 ): ResourceFacts {
   const { kind } = identity;
   const workloadPatterns = WORKLOAD_PATTERNS[kind];
@@ -310,7 +323,7 @@ export function resourceFacts(
     kind,
     namespace: identity.namespace,
     name: identity.name,
-    references: referencesOf(value, patterns),
+    references: referencesOf(value, patterns, identity.namespace, known),
     workloads: workloadPatterns === undefined ? NONE : workloadNamesOf(value, workloadPatterns),
     audiences: audiencesOf(kind, value),
   };

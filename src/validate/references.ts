@@ -7,6 +7,7 @@
 import type { Kind } from "../schema/kinds.js";
 import {
   type AudienceUse,
+  type KnownName,
   type NamedReference,
   NONE,
   type ResourceFacts,
@@ -79,6 +80,9 @@ export class ReferenceLevel {
   private readonly audienceUsers: OwnResource[] = [];
 
   constructor(private readonly options: ReferenceOptions) {}
+
+  /** Whether a name is known already (for resourceFacts(): a reference to it is settled). */
+  readonly known: KnownName = (kinds, namespace, name) => this.index.hasAny(kinds, namespace, name);
 
   /** The resources added, with the references still unsettled. */
   get resources(): readonly OwnResource[] {

@@ -424,7 +424,8 @@ function validateOwn(
   // document itself need not be kept until every file has been read.
   const { namespace, name } = unit.result;
   if (name !== "") {
-    const facts = resourceFacts({ kind, namespace, name }, value, ctx.patterns(kind));
+    const identity = { kind, namespace, name };
+    const facts = resourceFacts(identity, value, ctx.patterns(kind), ctx.references.known);
     ctx.references.add(facts, unit);
   }
   const spec = kind === "MCPRegistry" && isObject(value.spec) ? value.spec : undefined;
