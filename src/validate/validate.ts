@@ -265,17 +265,18 @@ function fileResult(file: string, message: string, level: "io" | "parse"): Resou
 async function validateText(file: string, text: string, ctx: Context): Promise<ResourceResult[]> {
   const results: ResourceResult[] = [];
   const docs = parseDocuments(text, ctx.options);
-  for (const doc of docs) {
+  // Index loops: this function can await, and iterators kept across an await are allocated.
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
     if (doc.empty) continue;
     if (doc.value === undefined) {
-      const unit = newUnit(file, doc, "", undefined, doc.start);
-      for (const e of doc.errors) addPositionedIssue(unit, e, "error");
-      for (const w of doc.warnings) addPositionedIssue(unit, w, "warning");
-      results.push(unit.result);
+      results.push(unparsedResult(file, doc));
       continue;
     }
-    for (const unit of unitsOf(file, doc)) {
-      for (const w of doc.warnings) addPositionedIssue(unit, w, "warning");
+    const units = unitsOf(file, doc);
+    for (let u = 0; u < units.length; u++) {
+      const unit = units[u]!;
+      if (doc.warnings.length > 0) addIssues(unit, doc.warnings, "warning");
       const waiting = validateUnit(unit, ctx);
       if (waiting !== undefined) await waiting;
       results.push(unit.result);
@@ -283,6 +284,18 @@ async function validateText(file: string, text: string, ctx: Context): Promise<R
     doc.release();
   }
   return results;
+}
+
+/** The result of a document that did not parse: its syntax errors and warnings. */
+function unparsedResult(file: string, doc: ParsedDocument): ResourceResult {
+  const unit = newUnit(file, doc, "", undefined, doc.start);
+  addIssues(unit, doc.errors, "error");
+  addIssues(unit, doc.warnings, "warning");
+  return unit.result;
+}
+
+function addIssues(unit: Unit, issues: readonly Issue[], severity: "error" | "warning"): void {
+  for (const issue of issues) addPositionedIssue(unit, issue, severity);
 }
 
 /** A document, or each item of a List document (`kind: List` or `<Kind>List` with items). */
