@@ -40,13 +40,16 @@ function where(r: OwnResource): string {
 export class ResourceIndex {
   private readonly byKind = new Map<Kind, Grouping<OwnResource>>();
 
-  add(r: OwnResource): void {
+  /** Adds a resource; false when one of its kind, namespace and name was there already. */
+  add(r: OwnResource): boolean {
     let byName = this.byKind.get(r.kind);
     if (byName === undefined) {
       byName = new Grouping<OwnResource>();
       this.byKind.set(r.kind, byName);
     }
+    if (byName.addIfFirst(r.namespace, r.name, r) === undefined) return true;
     byName.add(r.namespace, r.name, r);
+    return false;
   }
 
   get(kind: Kind, namespace: string, name: string): OwnResource | undefined {
@@ -74,7 +77,7 @@ export class ResourceIndex {
 export class ReferenceLevel {
   private readonly index = new ResourceIndex();
   private readonly all: OwnResource[] = [];
-  private readonly owners = childObjectOwners();
+  private readonly collisions: Collision[] = [];
   /** Resources with references or backend names not found when they were added. */
   private readonly unsettled: OwnResource[] = [];
   private readonly audienceUsers: OwnResource[] = [];
@@ -107,14 +110,25 @@ export class ReferenceLevel {
       doc: at.doc,
     };
     if (facts.issuer !== undefined) r.issuer = facts.issuer;
-    this.index.add(r);
+    // A resource defined twice is a duplicate, reported as such, not a collision with itself.
+    if (this.index.add(r)) this.findCollisions(r);
     if (r.references.length > 0) r.references = this.unsettledReferences(r, at);
     if (r.workloads.length > 0) r.workloads = this.unsettledWorkloads(r, at);
     if (r.references.length > 0 || r.workloads.length > 0) this.unsettled.push(r);
     if (r.audiences.length > 0) this.audienceUsers.push(r);
-    const children = CHILD_OBJECTS[r.kind];
-    if (children !== undefined) addChildObjects(this.owners, r, children);
     this.all.push(r);
+  }
+
+  /** Notes each resource added before that would create an object `r` creates too. */
+  private findCollisions(r: OwnResource): void {
+    for (const [type, prefix, suffix, rivals] of CHILD_OBJECTS[r.kind] ?? []) {
+      const object = prefix === "" && suffix === "" ? r.name : prefix + r.name + suffix;
+      for (const [kind, rivalPrefix, rivalSuffix] of rivals) {
+        const name = nameWithin(object, rivalPrefix, rivalSuffix);
+        const other = name === undefined ? undefined : this.index.get(kind, r.namespace, name);
+        if (other !== undefined) this.collisions.push({ r, other, object: `${type} "${object}"` });
+      }
+    }
   }
 
   // The place of each name left unsettled is noted while the document is at hand: finding it
@@ -144,7 +158,7 @@ export class ReferenceLevel {
   finish(): void {
     const index = this.index;
     checkDuplicates(index);
-    reportCollisions(this.owners);
+    reportCollisions(this.collisions);
     const missing = this.options.allowMissingRefs ? "warning" : "error";
     for (const r of this.unsettled) {
       checkNamedReferences(r, index, missing);
@@ -168,17 +182,16 @@ function checkDuplicates(index: ResourceIndex): void {
 }
 
 type ChildType = "Deployment" | "StatefulSet" | "ConfigMap" | "Service";
-const CHILD_TYPES: readonly ChildType[] = ["Deployment", "StatefulSet", "ConfigMap", "Service"];
 
 /** An object created for a resource named n: its type, and the text around n in its name. */
-type ChildObject = readonly [type: ChildType, prefix: string, suffix: string];
+type ChildTemplate = readonly [type: ChildType, prefix: string, suffix: string];
 
 /**
  * Objects created for a resource that a resource of another kind could also create: workloads,
  * Services and run-configuration ConfigMaps (names as src/synth renders them, after the
  * reference operator).
  */
-const CHILD_OBJECTS: Partial<Record<Kind, readonly ChildObject[]>> = {
+const CHILD_TEMPLATES: Partial<Record<Kind, readonly ChildTemplate[]>> = {
   MCPServer: [
     ["Deployment", "", ""],
     ["ConfigMap", "", "-runconfig"],
@@ -204,69 +217,68 @@ const CHILD_OBJECTS: Partial<Record<Kind, readonly ChildObject[]>> = {
   ],
 };
 
-/** The name of the object of `type` that `r` creates. */
-function childName(r: OwnResource, type: ChildType): string {
-  const [, prefix, suffix] = CHILD_OBJECTS[r.kind]!.find(([t]) => t === type)!;
-  return prefix + r.name + suffix;
+/** Another kind that creates an object of the same type: its name is prefix + n + suffix. */
+type Rival = readonly [kind: Kind, prefix: string, suffix: string];
+
+/** Each kind's templates, each with the other kinds' templates of its type. */
+const CHILD_OBJECTS: Partial<Record<Kind, readonly (readonly [...ChildTemplate, Rival[]])[]>> =
+  Object.fromEntries(
+    Object.entries(CHILD_TEMPLATES).map(([kind, templates]) => [
+      kind,
+      templates.map(([type, prefix, suffix]) => {
+        const rivals: Rival[] = [];
+        for (const [other, theirs] of Object.entries(CHILD_TEMPLATES)) {
+          if (other === kind) continue;
+          for (const [t, p, s] of theirs) if (t === type) rivals.push([other as Kind, p, s]);
+        }
+        return [type, prefix, suffix, rivals] as const;
+      }),
+    ]),
+  );
+
+/** The n for which prefix + n + suffix is `object`, if there is one. */
+function nameWithin(object: string, prefix: string, suffix: string): string | undefined {
+  if (prefix === "" && suffix === "") return object;
+  if (object.length <= prefix.length + suffix.length) return undefined;
+  if (!object.startsWith(prefix) || !object.endsWith(suffix)) return undefined;
+  return object.slice(prefix.length, object.length - suffix.length);
 }
 
-/** Type -> (namespace, object name) -> the resources creating it. */
-type ChildObjectOwners = Map<ChildType, Grouping<OwnResource>>;
-
-function childObjectOwners(): ChildObjectOwners {
-  return new Map(CHILD_TYPES.map((t) => [t, new Grouping<OwnResource>()]));
-}
-
-/** Notes the objects `r` would create, unless it is a duplicate of a resource noted before. */
-function addChildObjects(
-  owners: ChildObjectOwners,
-  r: OwnResource,
-  children: readonly ChildObject[],
-): void {
-  for (const [type, prefix, suffix] of children) {
-    const name = prefix === "" && suffix === "" ? r.name : prefix + r.name + suffix;
-    const byName = owners.get(type)!;
-    if (byName.addIfFirst(r.namespace, name, r) === undefined) continue;
-    // One resource defined twice is a duplicate, reported as such.
-    if (byName.all(r.namespace, name).some((o) => o.kind === r.kind && o.name === r.name)) {
-      continue;
-    }
-    byName.add(r.namespace, name, r);
-  }
+/** Two resources that would create the same object, found when the later one was added. */
+interface Collision {
+  r: OwnResource;
+  other: OwnResource;
+  /** `Deployment "name"` */
+  object: string;
 }
 
 /**
  * Two resources that would create the same object collide: an MCPServer and an MCPRemoteProxy
  * of one name share a Deployment and ConfigMap (the reference operator does not guard it), a
  * VirtualMCPServer's Deployment takes its own name too, an MCPRegistry's is `<name>-api`.
+ * Each of the two gets one issue naming the other and every object they would share.
  */
-function reportCollisions(owners: ChildObjectOwners): void {
+function reportCollisions(collisions: readonly Collision[]): void {
   const reported = new Map<OwnResource, Map<OwnResource, string[]>>();
-  for (const type of CHILD_TYPES) {
-    const byName = owners.get(type)!;
-    for (const list of byName.repeats()) {
-      const r0 = list[0]!;
-      const name = childName(r0, type);
-      for (const r of list) {
-        for (const other of list) {
-          if (other === r) continue;
-          let byOther = reported.get(r);
-          if (byOther === undefined) {
-            byOther = new Map<OwnResource, string[]>();
-            reported.set(r, byOther);
-          }
-          byOther.set(other, [...(byOther.get(other) ?? []), `${type} "${name}"`]);
-        }
-      }
+  const note = (r: OwnResource, other: OwnResource, object: string): void => {
+    let byOther = reported.get(r);
+    if (byOther === undefined) {
+      byOther = new Map<OwnResource, string[]>();
+      reported.set(r, byOther);
     }
+    byOther.set(other, [...(byOther.get(other) ?? []), object]);
+  };
+  for (const { r, other, object } of collisions) {
+    note(other, r, object);
+    note(r, other, object);
   }
   for (const [r, byOther] of reported) {
-    for (const [other, children] of byOther) {
+    for (const [other, objects] of byOther) {
       addIssue(
         r,
         "/metadata/name",
         `${r.kind} ${r.namespace}/${r.name} and ${other.kind} ${other.namespace}/${other.name} ` +
-          `(${where(other)}) would both create the ${children.join(" and the ")}`,
+          `(${where(other)}) would both create the ${objects.join(" and the ")}`,
         "reference",
       );
     }

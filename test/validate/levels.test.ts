@@ -27,6 +27,70 @@ async function run(c: Case): Promise<void> {
   }
 }
 
+describe("objects two resources would both create", () => {
+  const registry = (name: string) =>
+    res("MCPRegistry", name, {
+      configYAML:
+        "sources:\n  - name: k\n    kubernetes: {}\nregistries:\n  - name: d\n    sources: [k]\nauth:\n  mode: anonymous\n",
+    });
+  const proxy = (name: string) => res("MCPRemoteProxy", name, { remoteURL: "https://x" });
+  const vmcp = (name: string) =>
+    res("VirtualMCPServer", name, { groupRef: "g", incomingAuth: { type: "anonymous" } });
+
+  /** Every reference issue, as `resource: message` with the file position left out. */
+  async function collisions(docs: unknown[]): Promise<string[]> {
+    const report = await checkDocs([res("MCPGroup", "g"), ...docs]);
+    return issues(report)
+      .filter((i) => i.level === "reference")
+      .map((i) => `${i.resource}: ${i.message.replace(/ \(test\.yaml:\d+\)/, "")}`);
+  }
+
+  it("finds a registry's Deployment whichever of the two comes first", async () => {
+    const want = [
+      'MCPServer/catalog-api: MCPServer default/catalog-api and MCPRegistry default/catalog would both create the Deployment "catalog-api"',
+      'MCPRegistry/catalog: MCPRegistry default/catalog and MCPServer default/catalog-api would both create the Deployment "catalog-api"',
+    ];
+    expect(await collisions([server({}, "catalog-api"), registry("catalog")])).toEqual(want);
+    expect(await collisions([registry("catalog"), server({}, "catalog-api")])).toEqual([
+      want[1],
+      want[0],
+    ]);
+  });
+
+  it("finds a Service named like another kind's", async () => {
+    expect(
+      await collisions([res("EmbeddingServer", "mcp-x-proxy", { model: "m" }), server({}, "x")]),
+    ).toEqual([
+      'EmbeddingServer/mcp-x-proxy: EmbeddingServer default/mcp-x-proxy and MCPServer default/x would both create the Service "mcp-x-proxy"',
+      'MCPServer/x: MCPServer default/x and EmbeddingServer default/mcp-x-proxy would both create the Service "mcp-x-proxy"',
+    ]);
+  });
+
+  it("reports each pair of three resources sharing a name on both", async () => {
+    expect(await collisions([server({}, "a"), proxy("a"), vmcp("a")])).toEqual([
+      'MCPServer/a: MCPServer default/a and MCPRemoteProxy default/a would both create the Deployment "a" and the ConfigMap "a-runconfig"',
+      'MCPServer/a: MCPServer default/a and VirtualMCPServer default/a would both create the Deployment "a"',
+      'MCPRemoteProxy/a: MCPRemoteProxy default/a and MCPServer default/a would both create the Deployment "a" and the ConfigMap "a-runconfig"',
+      'MCPRemoteProxy/a: MCPRemoteProxy default/a and VirtualMCPServer default/a would both create the Deployment "a"',
+      'VirtualMCPServer/a: VirtualMCPServer default/a and MCPServer default/a would both create the Deployment "a"',
+      'VirtualMCPServer/a: VirtualMCPServer default/a and MCPRemoteProxy default/a would both create the Deployment "a"',
+    ]);
+  });
+
+  it("reports a resource defined twice as a duplicate, not as a collision", async () => {
+    expect(await collisions([server({}, "a"), proxy("a"), server({}, "a")])).toEqual([
+      'MCPServer/a: MCPServer default/a and MCPRemoteProxy default/a would both create the Deployment "a" and the ConfigMap "a-runconfig"',
+      'MCPRemoteProxy/a: MCPRemoteProxy default/a and MCPServer default/a would both create the Deployment "a" and the ConfigMap "a-runconfig"',
+      "MCPServer/a: duplicate MCPServer default/a: also defined at test.yaml:7",
+    ]);
+  });
+
+  it("finds nothing across namespaces", async () => {
+    const other = { ...proxy("a"), metadata: { name: "a", namespace: "ops" } };
+    expect(await collisions([server({}, "a"), other])).toEqual([]);
+  });
+});
+
 describe("schema level", () => {
   const cases: Case[] = [
     { name: "a valid MCPServer", docs: [server()], want: [] },
