@@ -56,14 +56,6 @@ export class Grouping<V> {
     return this.first.get(k1)?.get(k2);
   }
 
-  /** Every value added under (k1, k2), in order. */
-  all(k1: string, k2: string): readonly V[] {
-    const list = this.repeated.get(k1)?.get(k2);
-    if (list !== undefined) return list;
-    const first = this.get(k1, k2);
-    return first === undefined ? [] : [first];
-  }
-
   /** The values of every key added more than once. */
   repeats(): readonly (readonly V[])[] {
     return this.groups;
