@@ -1,7 +1,7 @@
 // Values under two keys, for rules that look for a key met more than once (a duplicate name,
-// two resources creating one object, two servers sharing an audience). Almost every key is met
-// once, so only the first value is stored; a list is made for the rare key met again. This
-// runs for every resource, and what it holds lives until the end of a run.
+// two servers sharing an audience) and for lookups by those keys. Almost every key is met once,
+// so only the first value is stored; a list is made for the rare key met again. This runs for
+// every resource, and what it holds lives until the end of a run.
 
 export class Grouping<V> {
   private readonly first = new Map<string, Map<string, V>>();
