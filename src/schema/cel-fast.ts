@@ -55,26 +55,48 @@ function equal(a: Value, b: Value): boolean | Unsure {
   return a === b;
 }
 
-// Go's duration syntax, integers only: a strict subset of what the engine accepts.
-const DURATION = /^(?:[0-9]+(?:ns|us|µs|ms|s|m|h))+$/;
-const DURATION_PART = /([0-9]+)(ns|us|µs|ms|s|m|h)/g;
-const UNIT_NANOS: Record<string, number> = {
-  ns: 1,
-  us: 1e3,
-  µs: 1e3,
-  ms: 1e6,
-  s: 1e9,
-  m: 60e9,
-  h: 3600e9,
-};
-
+/**
+ * Go's duration syntax, integers only (a strict subset of what the engine accepts): one or more
+ * of digits followed by a unit, ns|us|µs|ms|s|m|h. Read by hand: rules that compare durations
+ * run on every document that has one.
+ */
 function duration(text: Value): Duration | Unsure {
-  if (typeof text !== "string" || !DURATION.test(text)) return UNSURE;
+  if (typeof text !== "string" || text.length === 0) return UNSURE;
   let nanos = 0;
-  for (const [, amount, unit] of text.matchAll(DURATION_PART)) {
-    nanos += Number(amount) * UNIT_NANOS[unit!]!;
+  let i = 0;
+  while (i < text.length) {
+    const start = i;
+    let amount = 0;
+    for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) {
+      amount = amount * 10 + (c - 48);
+    }
+    const unit = i === start ? 0 : unitNanos(text, i);
+    if (unit === 0) return UNSURE;
+    nanos += amount * unit;
+    // ns, us, µs and ms are two characters; s, m and h one.
+    i += unit <= 1e6 ? 2 : 1;
   }
   return Number.isSafeInteger(nanos) ? new Duration(nanos) : UNSURE;
+}
+
+/** Nanoseconds of the duration unit at `i`, or 0 when there is none. */
+function unitNanos(text: string, i: number): number {
+  const next = text[i + 1];
+  switch (text[i]) {
+    case "n":
+      return next === "s" ? 1 : 0;
+    case "u":
+    case "µ":
+      return next === "s" ? 1e3 : 0;
+    case "m":
+      return next === "s" ? 1e6 : 60e9;
+    case "s":
+      return 1e9;
+    case "h":
+      return 3600e9;
+    default:
+      return 0;
+  }
 }
 
 /** CEL's size: code points of a string, entries of a list or map. */
@@ -182,11 +204,21 @@ function compileMacro(name: string, range: Compiled, slot: number, body: Compile
   };
 }
 
+/** The closures of literals, with their values. */
+const CONSTANTS = new WeakMap<Compiled, Value>();
+
 function compileCall(name: string, receiver: Compiled | undefined, params: Compiled[]): Compiled {
   const [p] = params;
   if (receiver === undefined && params.length === 1 && p !== undefined) {
     if (name === "size") return (s) => size(p(s));
-    if (name === "duration") return (s) => duration(p(s));
+    if (name === "duration") {
+      // `duration('0s')`: read once, when the rule is compiled.
+      if (CONSTANTS.has(p)) {
+        const d = duration(CONSTANTS.get(p));
+        return () => d;
+      }
+      return (s) => duration(p(s));
+    }
   }
   if (receiver !== undefined && params.length === 0) {
     if (name === "size") return (s) => size(receiver(s));
@@ -219,7 +251,9 @@ function compileNode(n: ASTNode, variables: Variables): Compiled {
   switch (n.op) {
     case "value": {
       const v = literal((n as { args: unknown }).args);
-      return () => v;
+      const constant = () => v;
+      CONSTANTS.set(constant, v);
+      return constant;
     }
     case "id": {
       const name = (n as { args: unknown }).args;
