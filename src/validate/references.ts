@@ -70,9 +70,9 @@ export class ResourceIndex {
 
 /**
  * The reference level of one run: resources are added as they are read, checked at the end.
- * What the end needs is gathered as they are added (the objects each would create, the few
- * resources with names still unsettled or with audiences), so that finish() does not go over
- * every resource again.
+ * What the end needs is gathered as they are added (collisions with resources read before,
+ * the few resources with names still unsettled or with audiences), so that finish() does not
+ * go over every resource again.
  */
 export class ReferenceLevel {
   private readonly index = new ResourceIndex();
