@@ -34,6 +34,30 @@ const SOURCES = [
 const REGISTRIES = [{ name: "default", sources: ["catalog"] }];
 const ROLES = { roles: { superAdmin: [{ groups: "root" }] } };
 
+/**
+ * A registry of the test catalog with OAuth over `providers`; `oauth` adds to its oauth
+ * section and `auth` replaces the rest of the auth section (roles by default).
+ */
+function startOAuthRegistry(
+  providers: Record<string, unknown>[],
+  oauth: Record<string, unknown> = {},
+  auth: Record<string, unknown> = { authz: ROLES },
+): Promise<Started> {
+  return startRegistry({
+    sources: SOURCES,
+    registries: REGISTRIES,
+    auth: { ...auth, oauth: { resourceUrl: RESOURCE, ...oauth, providers } },
+  });
+}
+
+/** The provider of the shared test issuer (on a loopback address, so allowPrivateIP). */
+const localProvider = (): Record<string, unknown> => ({
+  name: "local",
+  issuerUrl: issuer.issuer,
+  audience: AUDIENCE,
+  allowPrivateIP: true,
+});
+
 type Res = Awaited<ReturnType<typeof call>>;
 
 function expectRefused(r: Res, challenge: string = INVALID_TOKEN): void {
@@ -97,32 +121,18 @@ beforeAll(async () => {
   introspectionUrl = `http://127.0.0.1:${(introspection.address() as AddressInfo).port}/introspect`;
   issuer = await startIssuer({ alice: { team: "a" } });
   other = await startIssuer({ alice: { team: "a" } });
-  main = await startRegistry({
-    sources: SOURCES,
-    registries: REGISTRIES,
-    auth: {
-      oauth: {
-        resourceUrl: RESOURCE,
-        providers: [
-          { name: "local", issuerUrl: issuer.issuer, audience: AUDIENCE, allowPrivateIP: true },
-          {
-            name: "opaque",
-            issuerUrl: issuer.issuer,
-            audience: OPAQUE_AUDIENCE,
-            introspectionUrl,
-            clientId: "registry",
-            clientSecretFile: secretFile(
-              (await import("node:os")).tmpdir(),
-              `s-${process.pid}`,
-              "x",
-            ),
-            allowPrivateIP: true,
-          },
-        ],
-      },
-      authz: ROLES,
+  main = await startOAuthRegistry([
+    localProvider(),
+    {
+      name: "opaque",
+      issuerUrl: issuer.issuer,
+      audience: OPAQUE_AUDIENCE,
+      introspectionUrl,
+      clientId: "registry",
+      clientSecretFile: secretFile((await import("node:os")).tmpdir(), `s-${process.pid}`, "x"),
+      allowPrivateIP: true,
     },
-  });
+  ]);
 });
 
 afterAll(async () => {
@@ -208,20 +218,7 @@ describe("forged and invalid JWTs", () => {
 
 describe("clock skew from the config file", () => {
   it("auth.oauth.clockSkew widens the leeway on exp", async () => {
-    const s = await startRegistry({
-      sources: SOURCES,
-      registries: REGISTRIES,
-      auth: {
-        oauth: {
-          resourceUrl: RESOURCE,
-          clockSkew: "3m",
-          providers: [
-            { name: "local", issuerUrl: issuer.issuer, audience: AUDIENCE, allowPrivateIP: true },
-          ],
-        },
-        authz: ROLES,
-      },
-    });
+    const s = await startOAuthRegistry([localProvider()], { clockSkew: "3m" });
     try {
       // Expired two minutes ago: refused with the default 30 s, accepted with 3m of skew.
       const token = await issuer.sign({ exp: now() - 120 });
@@ -325,16 +322,8 @@ describe("provider availability and keys", () => {
   it("a JWKS endpoint down at start-up: refused, then accepted once it is back, without restart", async () => {
     const c = await startIssuer({ bob: { team: "b" } });
     c.jwksDown = true;
-    const s = await startRegistry({
-      sources: SOURCES,
-      registries: REGISTRIES,
-      auth: {
-        oauth: {
-          resourceUrl: RESOURCE,
-          providers: [{ name: "c", issuerUrl: c.issuer, audience: AUDIENCE, allowPrivateIP: true }],
-        },
-      },
-    });
+    const provider = { name: "c", issuerUrl: c.issuer, audience: AUDIENCE, allowPrivateIP: true };
+    const s = await startOAuthRegistry([provider], {}, {});
     try {
       const token = await c.token("bob");
       const r1 = await call(`${s.url}/v1/me`, { token });
@@ -359,17 +348,8 @@ describe("provider availability and keys", () => {
   });
   it("key rotation: the new key is accepted without restart, the retired one refused", async () => {
     const c = await startIssuer({ bob: { team: "b" } });
-    const s = await startRegistry({
-      sources: SOURCES,
-      registries: REGISTRIES,
-      auth: {
-        oauth: {
-          resourceUrl: RESOURCE,
-          providers: [{ name: "c", issuerUrl: c.issuer, audience: AUDIENCE, allowPrivateIP: true }],
-        },
-        authz: ROLES,
-      },
-    });
+    const provider = { name: "c", issuerUrl: c.issuer, audience: AUDIENCE, allowPrivateIP: true };
+    const s = await startOAuthRegistry([provider]);
     try {
       const old = await c.token("bob");
       expect((await call(`${s.url}/v1/me`, { token: old })).status).toBe(200);
@@ -389,17 +369,10 @@ describe("provider availability and keys", () => {
     }
   });
   it("a provider on a loopback address is refused unless allowPrivateIP is set", async () => {
-    const s = await startRegistry({
-      sources: SOURCES,
-      registries: REGISTRIES,
-      auth: {
-        oauth: {
-          resourceUrl: RESOURCE,
-          providers: [{ name: "local", issuerUrl: issuer.issuer, audience: AUDIENCE }],
-        },
-        authz: ROLES,
-      },
-    });
+    // The same issuer, without allowPrivateIP.
+    const s = await startOAuthRegistry([
+      { name: "local", issuerUrl: issuer.issuer, audience: AUDIENCE },
+    ]);
     try {
       const before = issuer.hits.get("/.well-known/openid-configuration") ?? 0;
       const r = await call(`${s.url}/v1/me`, { token: await issuer.token("alice") });
@@ -433,21 +406,11 @@ describe("modes", () => {
     );
   });
   it("publicPaths open further paths; an anonymous caller there still cannot write", async () => {
-    const s = await startRegistry({
-      sources: SOURCES,
-      registries: REGISTRIES,
-      auth: {
-        publicPaths: ["/metrics"],
-        oauth: {
-          resourceUrl: RESOURCE,
-          publicPaths: ["/default/v0.1/*"],
-          providers: [
-            { name: "local", issuerUrl: issuer.issuer, audience: AUDIENCE, allowPrivateIP: true },
-          ],
-        },
-        authz: ROLES,
-      },
-    });
+    const s = await startOAuthRegistry(
+      [localProvider()],
+      { publicPaths: ["/default/v0.1/*"] },
+      { publicPaths: ["/metrics"], authz: ROLES },
+    );
     try {
       expect((await call(`${s.url}/metrics`)).status).toBe(200);
       const list = await call(`${s.url}/default/v0.1/servers`);
