@@ -1,23 +1,17 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { type KubeApi, type KObject } from "../support/kube-api/index.js";
-import { harness, startApi, writes } from "./cluster-helpers.js";
+import { apiForEachTest, harness, namedObject, writes } from "./cluster-helpers.js";
 import { EXAMPLES, commitFiles, exampleRepo, gitCmd } from "./helpers.js";
 
 let api: KubeApi;
-beforeEach(async () => {
-  api = await startApi();
-});
-afterEach(async () => {
-  await api.stop();
-});
+apiForEachTest((started) => (api = started));
 
-function named(kind: string, name: string, namespace = "default"): KObject | undefined {
-  return api.objects({ kind, namespace }).find((o) => o.metadata?.name === name);
-}
+const named = (kind: string, name: string, namespace?: string): KObject | undefined =>
+  namedObject(api, kind, name, namespace);
 
 function inventoryKeys(): string[] {
   const cm = named("ConfigMap", "mcpfleet-inventory", "mcpfleet-system");

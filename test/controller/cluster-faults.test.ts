@@ -1,22 +1,16 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { type KubeApi, type KObject } from "../support/kube-api/index.js";
-import { harness, startApi } from "./cluster-helpers.js";
+import { apiForEachTest, harness, namedObject } from "./cluster-helpers.js";
 import { commitFiles, exampleRepo, gitCmd } from "./helpers.js";
 
 let api: KubeApi;
-beforeEach(async () => {
-  api = await startApi();
-});
-afterEach(async () => {
-  await api.stop();
-});
+apiForEachTest((started) => (api = started));
 
-function named(kind: string, name: string, namespace = "default"): KObject | undefined {
-  return api.objects({ kind, namespace }).find((o) => o.metadata?.name === name);
-}
+const named = (kind: string, name: string, namespace?: string): KObject | undefined =>
+  namedObject(api, kind, name, namespace);
 
 describe("cluster target: API faults", () => {
   it("retries 500s, 409s and 429s with backoff and converges", async () => {

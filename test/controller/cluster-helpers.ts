@@ -10,7 +10,8 @@ import { GitSource } from "../../src/controller/git-source.js";
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { ControllerStatus } from "../../src/controller/status.js";
-import { type KubeApi, startKubeApi } from "../support/kube-api/index.js";
+import { afterEach, beforeEach } from "vitest";
+import { type KObject, type KubeApi, startKubeApi } from "../support/kube-api/index.js";
 import { tmp } from "./helpers.js";
 
 export const E2E_KUBECONFIG = process.env.MCPFLEET_E2E_KUBECONFIG;
@@ -18,6 +19,31 @@ export const E2E_KUBECONFIG = process.env.MCPFLEET_E2E_KUBECONFIG;
 /** The API double; tests that inspect requests or inject faults need it (skipped on a real cluster). */
 export async function startApi(): Promise<KubeApi> {
   return startKubeApi();
+}
+
+/**
+ * A fresh API double for each test of the calling file, stopped after it: `use` receives each
+ * one (the file keeps it in a variable of its own).
+ */
+export function apiForEachTest(use: (api: KubeApi) => void): void {
+  let current: KubeApi | undefined;
+  beforeEach(async () => {
+    current = await startApi();
+    use(current);
+  });
+  afterEach(async () => {
+    await current?.stop();
+  });
+}
+
+/** The object of `kind` named `name` in `namespace`, as the API holds it. */
+export function namedObject(
+  api: KubeApi,
+  kind: string,
+  name: string,
+  namespace = "default",
+): KObject | undefined {
+  return api.objects({ kind, namespace }).find((o) => o.metadata?.name === name);
 }
 
 export interface Harness {

@@ -1,19 +1,14 @@
 // Warning Events for failures that are not apply failures: a Git fetch that fails and an invalid
 // revision, each recorded once on the inventory ConfigMap however often the poll sees it again.
 import { renameSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { type KubeApi, type KObject } from "../support/kube-api/index.js";
-import { harness, startApi } from "./cluster-helpers.js";
+import { apiForEachTest, harness } from "./cluster-helpers.js";
 import { commitFiles, exampleRepo } from "./helpers.js";
 
 let api: KubeApi;
-beforeEach(async () => {
-  api = await startApi();
-});
-afterEach(async () => {
-  await api.stop();
-});
+apiForEachTest((started) => (api = started));
 
 function warnings(reason: string): KObject[] {
   return api
