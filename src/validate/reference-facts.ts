@@ -52,7 +52,8 @@ export interface ResourceFacts {
   /** After the reference level has taken the resource: only those not yet found. */
   references: readonly NamedReference[];
   workloads: readonly WorkloadName[];
-  audiences: readonly AudienceUse[];
+  /** The audience it accepts tokens for, when its OIDC configuration reference names one. */
+  audience: AudienceUse | undefined;
   /** MCPOIDCConfig only: the issuer its tokens come from, when its spec says. */
   issuer?: string;
 }
@@ -279,14 +280,14 @@ const OIDC_USERS: Partial<Record<Kind, string[]>> = {
   VirtualMCPServer: ["spec", "incomingAuth", "oidcConfigRef"],
 };
 
-function audiencesOf(kind: Kind, value: unknown): readonly AudienceUse[] {
+function audienceOf(kind: Kind, value: unknown): AudienceUse | undefined {
   const path = OIDC_USERS[kind];
-  if (path === undefined) return NONE;
+  if (path === undefined) return undefined;
   const ref = valueAt(value, path);
   if (!isObject(ref) || typeof ref.audience !== "string" || typeof ref.name !== "string") {
-    return NONE;
+    return undefined;
   }
-  return [{ at: staticPointer(path), config: ref.name, audience: ref.audience }];
+  return { at: staticPointer(path), config: ref.name, audience: ref.audience };
 }
 
 /**
@@ -325,7 +326,7 @@ export function resourceFacts(
     name: identity.name,
     references: referencesOf(value, patterns, identity.namespace, known),
     workloads: workloadPatterns === undefined ? NONE : workloadNamesOf(value, workloadPatterns),
-    audiences: audiencesOf(kind, value),
+    audience: audienceOf(kind, value),
   };
   if (kind === "MCPOIDCConfig") {
     const issuer = issuerOf(value);

@@ -71,7 +71,7 @@ export class ResourceIndex {
 /**
  * The reference level of one run: resources are added as they are read, checked at the end.
  * What the end needs is gathered as they are added (collisions with resources read before,
- * the few resources with names still unsettled or with audiences), so that finish() does not
+ * the few resources with names still unsettled or with an audience), so that finish() does not
  * go over every resource again.
  */
 export class ReferenceLevel {
@@ -104,7 +104,7 @@ export class ReferenceLevel {
       name: facts.name,
       references: facts.references,
       workloads: facts.workloads,
-      audiences: facts.audiences,
+      audience: facts.audience,
       result: at.result,
       prefix: at.prefix,
       doc: at.doc,
@@ -115,7 +115,7 @@ export class ReferenceLevel {
     if (r.references.length > 0) r.references = this.unsettledReferences(r, at);
     if (r.workloads.length > 0) r.workloads = this.unsettledWorkloads(r, at);
     if (r.references.length > 0 || r.workloads.length > 0) this.unsettled.push(r);
-    if (r.audiences.length > 0) this.audienceUsers.push(r);
+    if (r.audience !== undefined) this.audienceUsers.push(r);
     this.all.push(r);
   }
 
@@ -344,21 +344,21 @@ function checkAudiences(users: readonly OwnResource[], index: ResourceIndex): vo
   for (const g of audienceGroups(users, index).values()) reportSharedAudiences(g.repeats());
 }
 
-/** Namespace -> (issuer, audience) -> the uses by `resources` (those with audiences). */
+/** Namespace -> (issuer, audience) -> the uses by `resources` (those with an audience). */
 function audienceGroups(
   resources: readonly OwnResource[],
   index: ResourceIndex,
 ): Map<string, Grouping<ServerAudience>> {
   const byNamespace = new Map<string, Grouping<ServerAudience>>();
   for (const r of resources) {
-    for (const use of r.audiences) {
-      let byAudience = byNamespace.get(r.namespace);
-      if (byAudience === undefined) {
-        byAudience = new Grouping<ServerAudience>();
-        byNamespace.set(r.namespace, byAudience);
-      }
-      byAudience.add(issuerIdentity(index, r.namespace, use.config), use.audience, { r, use });
+    const use = r.audience;
+    if (use === undefined) continue;
+    let byAudience = byNamespace.get(r.namespace);
+    if (byAudience === undefined) {
+      byAudience = new Grouping<ServerAudience>();
+      byNamespace.set(r.namespace, byAudience);
     }
+    byAudience.add(issuerIdentity(index, r.namespace, use.config), use.audience, { r, use });
   }
   return byNamespace;
 }

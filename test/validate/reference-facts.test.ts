@@ -61,7 +61,7 @@ describe("resource facts", () => {
       () => true,
     );
     expect(facts.references).toEqual([]);
-    expect(facts.audiences).toEqual([{ at: "/spec/oidcConfigRef", config: "idp", audience: "s" }]);
+    expect(facts.audience).toEqual({ at: "/spec/oidcConfigRef", config: "idp", audience: "s" });
   });
 
   it("lists each item of a list of references, and asks only about named ones", () => {
