@@ -1,3 +1,4 @@
+import { unescapeSegment } from "../json-pointer.js";
 import type { SchemaFile, SchemaNode } from "./load.js";
 
 export interface ResolvedNode {
@@ -29,8 +30,7 @@ export class SchemaIndex {
     const file = this.file(fileId);
     let node: unknown = file.schema;
     for (const raw of fragment.split("/").filter((p) => p !== "")) {
-      const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-      node = (node as SchemaNode | undefined)?.[key];
+      node = (node as SchemaNode | undefined)?.[unescapeSegment(raw)];
     }
     if (node === null || typeof node !== "object") {
       throw new Error(`${ref} (from ${baseId}) does not resolve to a schema`);

@@ -8,6 +8,7 @@ import {
 } from "ajv/dist/2020.js";
 import ucs2lengthModule from "ajv/dist/runtime/ucs2length.js";
 import addFormatsModule from "ajv-formats";
+import { escapeSegment } from "../json-pointer.js";
 import { type CelValueCache, ruleEvaluator } from "./cel.js";
 import { type Kind, kindSchemaId } from "./kinds.js";
 import {
@@ -45,17 +46,13 @@ type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
 const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
 
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
 /** `.a.b` (the fieldPath form of a CEL rule) as a JSON pointer suffix `/a/b`. */
 function fieldPathToPointer(fieldPath: string | undefined): string {
   if (!fieldPath) return "";
   return fieldPath
     .split(".")
     .filter((part) => part.length > 0)
-    .map((part) => "/" + escapePointer(part))
+    .map((part) => "/" + escapeSegment(part))
     .join("");
 }
 
@@ -316,13 +313,13 @@ function toIssue(error: ErrorObject): SchemaIssue {
       return { path: at, message: error.message ?? "rule failed", level: "cel" };
     case "required":
       return {
-        path: `${at}/${escapePointer(String(params.missingProperty))}`,
+        path: `${at}/${escapeSegment(String(params.missingProperty))}`,
         message: `missing required field "${String(params.missingProperty)}"`,
         level: "schema",
       };
     case "unevaluatedProperties":
       return {
-        path: `${at}/${escapePointer(String(params.unevaluatedProperty))}`,
+        path: `${at}/${escapeSegment(String(params.unevaluatedProperty))}`,
         message: `unknown field "${String(params.unevaluatedProperty)}"`,
         level: "schema",
         unknownField: true,

@@ -1,6 +1,7 @@
 // `--kube`: core Kubernetes kinds validated against Kubernetes' published OpenAPI schemas, as
 // compiled into the kubernetes-models package. A model class is imported only when a document
 // of its kind is met; kinds the package does not know (other CRDs) are skipped.
+import { escapeSegment } from "../json-pointer.js";
 
 interface ModelClass {
   apiVersion: string;
@@ -53,10 +54,6 @@ async function loadModel(apiVersion: string, kind: string): Promise<ModelClass |
   } catch {
     return undefined;
   }
-}
-
-function escapeSegment(s: string): string {
-  return s.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 function toIssue(e: AjvLikeError): KubeIssue {

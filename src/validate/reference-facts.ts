@@ -8,7 +8,8 @@ import {
   WORKLOAD_PATTERNS,
   type WorkloadPattern,
 } from "./reference-table.js";
-import { escapePointer, isObject, toPointer } from "./resource.js";
+import { escapeSegment, toPointer } from "../json-pointer.js";
+import { isObject } from "./resource.js";
 import type { LocateTarget, Position } from "./yaml-model.js";
 
 /** A name one of our resources must exist under (in the referring resource's namespace). */
@@ -257,7 +258,7 @@ function workloadNamesOf(
         });
       } else if (pattern.form === "keys" && isObject(found)) {
         for (const k of Object.keys(found)) {
-          names.push({ name: k, pointer: `${pointer}/${escapePointer(k)}`, target: "key" });
+          names.push({ name: k, pointer: `${pointer}/${escapeSegment(k)}`, target: "key" });
         }
       }
     });

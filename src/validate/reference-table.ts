@@ -5,7 +5,7 @@
 import { type Kind, KINDS, kindSchemaId } from "../schema/kinds.js";
 import type { SchemaFile, SchemaNode } from "../schema/load.js";
 import { SchemaIndex } from "../schema/resolve.js";
-import { toPointer } from "./resource.js";
+import { toPointer } from "../json-pointer.js";
 
 /** Property names that name another resource of ours, in the same namespace. */
 export const REFERENCE_PROPERTIES: Readonly<Record<string, { targets: Kind[]; list?: boolean }>> = {

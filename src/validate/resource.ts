@@ -74,17 +74,6 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-export function escapePointer(segment: string): string {
-  // Most segments need no escape; the reference level escapes every step it walks.
-  if (!segment.includes("~") && !segment.includes("/")) return segment;
-  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-/** The JSON pointer of a path given as segments. */
-export function toPointer(path: readonly string[]): string {
-  return path.length === 0 ? "" : "/" + path.map(escapePointer).join("/");
-}
-
 /** `kind/namespace/name`, the way results and messages name a resource. */
 export function resourceLabel(r: { kind: string; namespace: string; name: string }): string {
   return [r.kind || "-", r.namespace || "-", r.name || "-"].join("/");

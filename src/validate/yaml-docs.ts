@@ -14,7 +14,7 @@ export type {
   Position,
   ScalarOrigin,
 } from "./yaml-model.js";
-export { splitPointer } from "./yaml-model.js";
+export { splitPointer } from "../json-pointer.js";
 
 /**
  * Splits a file into documents and parses each with positions. Never throws: a failure of the

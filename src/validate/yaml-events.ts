@@ -24,8 +24,8 @@ import {
   type ParseLimits,
   type Position,
   type ScalarOrigin,
-  splitPointer,
 } from "./yaml-model.js";
+import { splitPointer } from "../json-pointer.js";
 
 type Mapping = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
 // What the validator knows of one YAML document, whichever parser read it: its value, where it
 // starts, and lookups from a JSON pointer back to the line and column of the node it names.
+import { escapeSegment } from "../json-pointer.js";
 import type { Issue } from "./types.js";
 
 export interface Position {
@@ -50,18 +51,6 @@ export interface ParseLimits {
  * mappings and sequences (a rule on `spec` points at `spec:`); `key`: the key (unknown fields).
  */
 export type LocateTarget = "value" | "key";
-
-export function splitPointer(pointer: string): string[] {
-  if (pointer === "") return [];
-  return pointer
-    .slice(1)
-    .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-}
-
-function escapeSegment(s: string): string {
-  return s.replace(/~/g, "~0").replace(/\//g, "~1");
-}
 
 /** 1-based line and column of offsets in a text, found by binary search over line starts. */
 export class LineIndex {

@@ -22,8 +22,8 @@ import {
   type ParseLimits,
   type Position,
   normalise,
-  splitPointer,
 } from "./yaml-model.js";
+import { splitPointer } from "../json-pointer.js";
 
 function lineCol(counter: LineCounterType, offset: number): Position {
   const { line, col } = counter.linePos(offset);

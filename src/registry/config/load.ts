@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isNode, LineCounter, parseDocument, type Document } from "yaml";
 import { McpfleetError } from "../../errors.js";
+import { unescapeSegment } from "../../json-pointer.js";
 import { defaultSchemaSet, REGISTRY_CONFIG_SCHEMA_ID } from "../../schema/index.js";
 import type { LoadedConfig, RegistryServerConfig } from "./types.js";
 
@@ -19,7 +20,7 @@ function pointerSegments(pointer: string): (string | number)[] {
   return pointer
     .slice(1)
     .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map(unescapeSegment)
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
