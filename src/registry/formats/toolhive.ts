@@ -89,7 +89,6 @@ function tagsOf(src: Obj): string[] {
 
 /** Converts one toolhive container server. */
 export function convertToolhiveServer(short: string, src: Obj): ServerEntry {
-  const name = `${TOOLHIVE_NAMESPACE}/${typeof src.name === "string" ? src.name : short}`;
   const transportType = typeof src.transport === "string" ? src.transport : "stdio";
   const transport: Obj = { type: transportType };
   if (transportType !== "stdio") {
@@ -98,30 +97,32 @@ export function convertToolhiveServer(short: string, src: Obj): ServerEntry {
   const pkg: Obj = { registryType: "oci", identifier: src.image, transport };
   const env = envVars(src.env_vars);
   if (env !== undefined) pkg.environmentVariables = env;
-  const server: ServerJson = {
-    $schema: SERVER_JSON_SCHEMA,
-    name,
-    description: typeof src.description === "string" ? src.description : "",
-    title: short,
-    version: TOOLHIVE_VERSION,
-  };
-  const repo = repository(src.repository_url);
-  if (repo !== undefined) server.repository = repo;
-  server.packages = [pkg];
-  const meta = publisherMeta(String(src.image), src);
-  if (meta !== undefined) server._meta = meta;
-  return { name, version: TOOLHIVE_VERSION, server, tags: tagsOf(src), status: statusOf(src) };
+  return toolhiveEntry(short, src, { packages: [pkg] }, String(src.image));
 }
 
 /** Converts one toolhive remote server. */
 export function convertToolhiveRemote(short: string, src: Obj): ServerEntry {
-  const name = `${TOOLHIVE_NAMESPACE}/${typeof src.name === "string" ? src.name : short}`;
   const remote: Obj = {
     type: typeof src.transport === "string" ? src.transport : "streamable-http",
     url: src.url,
   };
   const h = headers(src.headers);
   if (h !== undefined) remote.headers = h;
+  return toolhiveEntry(short, src, { remotes: [remote] }, String(src.url));
+}
+
+/**
+ * What a container and a remote server of a toolhive catalog share: the entry, its name, text,
+ * repository and publisher metadata (keyed by `where`: the image or the URL); `delivery` is its
+ * `packages` or its `remotes`.
+ */
+function toolhiveEntry(
+  short: string,
+  src: Obj,
+  delivery: Partial<Pick<ServerJson, "packages" | "remotes">>,
+  where: string,
+): ServerEntry {
+  const name = `${TOOLHIVE_NAMESPACE}/${typeof src.name === "string" ? src.name : short}`;
   const server: ServerJson = {
     $schema: SERVER_JSON_SCHEMA,
     name,
@@ -131,8 +132,8 @@ export function convertToolhiveRemote(short: string, src: Obj): ServerEntry {
   };
   const repo = repository(src.repository_url);
   if (repo !== undefined) server.repository = repo;
-  server.remotes = [remote];
-  const meta = publisherMeta(String(src.url), src);
+  Object.assign(server, delivery);
+  const meta = publisherMeta(where, src);
   if (meta !== undefined) server._meta = meta;
   return { name, version: TOOLHIVE_VERSION, server, tags: tagsOf(src), status: statusOf(src) };
 }
