@@ -2,16 +2,16 @@
 // (`has`, comparisons, `size`, `all`/`exists` over short lists), and evaluating them through the
 // CEL engine costs more than validating the rest of the document: every value is first converted
 // to CEL's (whole numbers to BigInt), then walked by a general interpreter. Here a rule's syntax
-// tree, as the engine parsed it, becomes a JavaScript function over the plain JSON values.
+// tree, as the engine parsed it, becomes a JavaScript closure over the plain JSON values.
 //
-// The function only ever answers "the rule holds". Whenever its answer could differ from the
+// The closure only ever answers "the rule holds". Whenever its answer could differ from the
 // engine's by a hair (a type it does not model, a missing field that CEL reports as an error, a
 // non-integral number, a function it does not know), it answers UNSURE, and so does it when the
 // rule is false: the engine then evaluates the rule as before, and its outcome and message are
 // the ones reported. A test compares the two on every rule and many documents.
 import type { ASTNode } from "@marcbachmann/cel-js";
 
-/** The shortcut could not decide; the CEL engine must. */
+/** The closure could not decide; the CEL engine must. */
 export const UNSURE: unique symbol = Symbol("unsure");
 type Unsure = typeof UNSURE;
 
@@ -27,6 +27,7 @@ class Duration {
 type Value = unknown;
 /** Variables by slot: `self` in slot 0, each comprehension's variable in the next one. */
 type Scope = Value[];
+type Compiled = (scope: Scope) => Value;
 /** Slot of each variable in scope while compiling. */
 type Variables = ReadonlyMap<string, number>;
 
@@ -168,277 +169,247 @@ function args(n: ASTNode): Node[] {
   return Array.isArray(a) ? (a as Node[]) : [a as Node];
 }
 
-/** `item in container`: a key of a map, an element of a list. */
-function inContainer(item: Value, container: Value): boolean | Unsure {
-  if (isMap(container)) return typeof item === "string" ? Object.hasOwn(container, item) : UNSURE;
-  if (!Array.isArray(container)) return UNSURE;
-  for (const element of container) {
-    const eq = equal(item, element);
-    if (eq === UNSURE) return UNSURE;
-    if (eq) return true;
-  }
-  return false;
+function compileMacro(name: string, range: Compiled, slot: number, body: Compiled): Compiled {
+  const run = (scope: Scope, items: readonly unknown[]): Value => {
+    let matches = 0;
+    const kept: unknown[] = [];
+    for (const item of items) {
+      scope[slot] = item;
+      const v = body(scope);
+      if (typeof v !== "boolean") return UNSURE;
+      if (name === "all" && !v) return false;
+      if (name === "exists" && v) return true;
+      if (v) {
+        matches++;
+        if (name === "filter") kept.push(item);
+      }
+    }
+    switch (name) {
+      case "all":
+        return true;
+      case "exists":
+        return false;
+      case "exists_one":
+        return matches === 1;
+      default:
+        return kept;
+    }
+  };
+  return (scope) => {
+    const items = rangeOf(range(scope));
+    if (items === UNSURE) return UNSURE;
+    const result = run(scope, items);
+    scope[slot] = undefined; // no reference to the document outlives the evaluation
+    return result;
+  };
 }
 
-/** The outcome of comprehension `name` (`all`, `exists`, `exists_one`, `filter`) over `items`. */
-function comprehend(
-  name: string,
-  items: readonly unknown[],
-  scope: Scope,
-  slot: number,
-  body: () => Value,
-): Value {
-  let matches = 0;
-  const kept: unknown[] = [];
-  for (const item of items) {
-    scope[slot] = item;
-    const v = body();
-    if (typeof v !== "boolean") return UNSURE;
-    if (name === "all" && !v) return false;
-    if (name === "exists" && v) return true;
-    if (v) {
-      matches++;
-      if (name === "filter") kept.push(item);
+/** The closures of literals, with their values. */
+const CONSTANTS = new WeakMap<Compiled, Value>();
+
+function compileCall(name: string, receiver: Compiled | undefined, params: Compiled[]): Compiled {
+  const [p] = params;
+  if (receiver === undefined && params.length === 1 && p !== undefined) {
+    if (name === "size") return (s) => size(p(s));
+    if (name === "duration") {
+      // `duration('0s')`: read once, when the rule is compiled.
+      if (CONSTANTS.has(p)) {
+        const d = duration(CONSTANTS.get(p));
+        return () => d;
+      }
+      return (s) => duration(p(s));
     }
   }
-  switch (name) {
-    case "all":
-      return true;
-    case "exists":
-      return false;
-    case "exists_one":
-      return matches === 1;
-    default:
-      return kept;
+  if (receiver !== undefined && params.length === 0) {
+    if (name === "size") return (s) => size(receiver(s));
+    if (name === "lowerAscii") {
+      return (s) => {
+        const v = receiver(s);
+        return typeof v === "string" ? v.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : UNSURE;
+      };
+    }
   }
+  if (receiver !== undefined && params.length === 1 && p !== undefined) {
+    if (name === "startsWith" || name === "endsWith" || name === "contains") {
+      return (s) => {
+        const v = receiver(s);
+        const q = p(s);
+        if (typeof v !== "string" || typeof q !== "string") return UNSURE;
+        if (name === "startsWith") return v.startsWith(q);
+        return name === "endsWith" ? v.endsWith(q) : v.includes(q);
+      };
+    }
+  }
+  // Another function (`matches`, whose RE2 syntax is not JavaScript's): the engine decides,
+  // but a rule whose other branches decide it alone still takes the shortcut.
+  return () => UNSURE;
 }
 
-/** A comprehension over `range`, its variable in slot `slot` of `scope` while `body` runs. */
-function comprehension(
-  name: string,
-  range: Value,
-  scope: Scope,
-  slot: number,
-  body: () => Value,
-): Value {
-  const items = rangeOf(range);
-  if (items === UNSURE) return UNSURE;
-  const result = comprehend(name, items, scope, slot, body);
-  scope[slot] = undefined; // no reference to the document outlives the evaluation
-  return result;
-}
-
-/** What generated code calls: small functions, which the JIT compiler inlines into each rule. */
-const RUNTIME = {
-  U: UNSURE,
-  variable: (v: Value): Value => (typeof v === "number" && !isInt(v) ? UNSURE : v),
-  select,
-  has: (target: Value, field: string): boolean | Unsure =>
-    isMap(target) ? Object.hasOwn(target, field) : UNSURE,
-  not: (v: Value): boolean | Unsure => (typeof v === "boolean" ? !v : UNSURE),
-  bool: (v: Value): boolean | Unsure => (typeof v === "boolean" ? v : UNSURE),
-  equals: (l: Value, r: Value, negate: boolean): boolean | Unsure => {
-    if (l === UNSURE || r === UNSURE) return UNSURE;
-    const eq = equal(l, r);
-    return eq === UNSURE ? UNSURE : eq !== negate;
-  },
-  compare,
-  plus: (l: Value, r: Value): number | Unsure => {
-    if (!isInt(l) || !isInt(r)) return UNSURE;
-    const sum = l + r;
-    return Number.isSafeInteger(sum) ? sum : UNSURE;
-  },
-  inContainer,
-  size,
-  duration,
-  lowerAscii: (v: Value): string | Unsure =>
-    typeof v === "string" ? v.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : UNSURE,
-  text: (name: string, v: Value, q: Value): boolean | Unsure => {
-    if (typeof v !== "string" || typeof q !== "string") return UNSURE;
-    if (name === "startsWith") return v.startsWith(q);
-    return name === "endsWith" ? v.endsWith(q) : v.includes(q);
-  },
-  comprehension,
-};
-
-/** A JavaScript expression for a node; `constant` when it is a literal, with its value. */
-interface Code {
-  js: string;
-  constant?: { value: Value };
-}
-
-/**
- * Writes one rule as JavaScript source: an expression per node over the scope `S` (a closure
- * tree would call through a shared, megamorphic function per operator, several calls per node).
- * Values go to the generated code by index into `K`, names as JSON string literals: nothing of
- * a schema's text is spliced in unquoted.
- */
-class RuleWriter {
-  readonly constants: Value[] = [];
-  /** Functions for comprehension bodies, declared before the rule's function. */
-  readonly bodies: string[] = [];
-  /** Temporaries of the function being written. */
-  private temps: string[] = [];
-  private count = 0;
-
-  constant(value: Value): string {
-    this.constants.push(value);
-    return `K[${this.constants.length - 1}]`;
-  }
-
-  /** Writes `js` as a function body with its own temporaries: `() => { let t..; return js; }`. */
-  function(write: () => string): string {
-    const outer = this.temps;
-    this.temps = [];
-    const js = write();
-    const declared = this.temps.length > 0 ? `let ${this.temps.join(", ")}; ` : "";
-    this.temps = outer;
-    return `() => { ${declared}return ${js}; }`;
-  }
-
-  temp(): string {
-    const name = `t${this.count++}`;
-    this.temps.push(name);
-    return name;
-  }
-
-  node(n: ASTNode, variables: Variables): Code {
-    const a = args(n);
-    const sub = (i: number): string => this.node(node(a[i]), variables).js;
-    switch (n.op) {
-      case "value": {
-        const value = literal((n as { args: unknown }).args);
-        return { js: this.constant(value), constant: { value } };
-      }
-      case "id": {
-        const name = (n as { args: unknown }).args;
-        const slot = typeof name === "string" ? variables.get(name) : undefined;
-        if (slot === undefined) throw new Unsupported("variable");
-        return { js: `variable(S[${slot}])` };
-      }
-      case ".": {
-        const target = sub(0);
-        const field = a[1];
-        if (typeof field !== "string") throw new Unsupported("field");
-        return { js: `select(${target}, ${JSON.stringify(field)})` };
-      }
-      case "!_":
-        return { js: `not(${sub(0)})` };
-      case "&&":
-      case "||": {
-        const [x, y] = [sub(0), sub(1)];
-        const stop = String(n.op === "||");
-        const t = this.temp();
-        return {
-          js: `(typeof (${t} = ${x}) !== "boolean" ? U : ${t} === ${stop} ? ${stop} : bool(${y}))`,
+function compileNode(n: ASTNode, variables: Variables): Compiled {
+  const a = args(n);
+  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  switch (n.op) {
+    case "value": {
+      const v = literal((n as { args: unknown }).args);
+      const constant = () => v;
+      CONSTANTS.set(constant, v);
+      return constant;
+    }
+    case "id": {
+      const name = (n as { args: unknown }).args;
+      const slot = typeof name === "string" ? variables.get(name) : undefined;
+      if (slot === undefined) throw new Unsupported("variable");
+      return (scope) => {
+        const v = scope[slot];
+        return typeof v === "number" && !isInt(v) ? UNSURE : v;
+      };
+    }
+    case ".": {
+      const target = sub(0);
+      const field = a[1];
+      if (typeof field !== "string") throw new Unsupported("field");
+      return (s) => {
+        const t = target(s);
+        return t === UNSURE ? UNSURE : select(t, field);
+      };
+    }
+    case "!_": {
+      const x = sub(0);
+      return (s) => {
+        const v = x(s);
+        return typeof v === "boolean" ? !v : UNSURE;
+      };
+    }
+    case "&&":
+    case "||": {
+      const [x, y] = [sub(0), sub(1)];
+      const stop = n.op === "||";
+      return (s) => {
+        const l = x(s);
+        if (typeof l !== "boolean") return UNSURE;
+        if (l === stop) return stop;
+        const r = y(s);
+        return typeof r === "boolean" ? r : UNSURE;
+      };
+    }
+    case "?:": {
+      const [c, t, f] = [sub(0), sub(1), sub(2)];
+      return (s) => {
+        const v = c(s);
+        if (typeof v !== "boolean") return UNSURE;
+        return v ? t(s) : f(s);
+      };
+    }
+    case "==":
+    case "!=": {
+      const [x, y] = [sub(0), sub(1)];
+      const negate = n.op === "!=";
+      return (s) => {
+        const l = x(s);
+        const r = y(s);
+        if (l === UNSURE || r === UNSURE) return UNSURE;
+        const eq = equal(l, r);
+        return eq === UNSURE ? UNSURE : eq !== negate;
+      };
+    }
+    case "<":
+    case "<=":
+    case ">":
+    case ">=": {
+      const [x, y] = [sub(0), sub(1)];
+      const op = n.op;
+      return (s) => compare(op, x(s), y(s));
+    }
+    case "+": {
+      const [x, y] = [sub(0), sub(1)];
+      return (s) => {
+        const l = x(s);
+        const r = y(s);
+        if (!isInt(l) || !isInt(r)) return UNSURE;
+        const sum = l + r;
+        return Number.isSafeInteger(sum) ? sum : UNSURE;
+      };
+    }
+    case "in": {
+      const [x, y] = [sub(0), sub(1)];
+      return (s) => {
+        const item = x(s);
+        const container = y(s);
+        if (isMap(container)) {
+          return typeof item === "string" ? Object.hasOwn(container, item) : UNSURE;
+        }
+        if (!Array.isArray(container)) return UNSURE;
+        for (const element of container) {
+          const eq = equal(item, element);
+          if (eq === UNSURE) return UNSURE;
+          if (eq) return true;
+        }
+        return false;
+      };
+    }
+    case "call": {
+      const name = a[0];
+      const params = a[1];
+      if (typeof name !== "string" || !Array.isArray(params)) throw new Unsupported("call");
+      if (name === "has") {
+        const selection = node(params[0]);
+        if (params.length !== 1 || selection.op !== ".") throw new Unsupported("has");
+        const inner = args(selection);
+        const target = compileNode(node(inner[0]), variables);
+        const field = inner[1];
+        if (typeof field !== "string") throw new Unsupported("has field");
+        return (s) => {
+          const t = target(s);
+          return isMap(t) ? Object.hasOwn(t, field) : UNSURE;
         };
       }
-      case "?:": {
-        const [c, yes, no] = [sub(0), sub(1), sub(2)];
-        const t = this.temp();
-        return { js: `(typeof (${t} = ${c}) !== "boolean" ? U : ${t} ? ${yes} : ${no})` };
-      }
-      case "==":
-      case "!=":
-        return { js: `equals(${sub(0)}, ${sub(1)}, ${String(n.op === "!=")})` };
-      case "<":
-      case "<=":
-      case ">":
-      case ">=":
-        return { js: `compare(${JSON.stringify(n.op)}, ${sub(0)}, ${sub(1)})` };
-      case "+":
-        return { js: `plus(${sub(0)}, ${sub(1)})` };
-      case "in":
-        return { js: `inContainer(${sub(0)}, ${sub(1)})` };
-      case "call": {
-        const name = a[0];
-        const params = a[1];
-        if (typeof name !== "string" || !Array.isArray(params)) throw new Unsupported("call");
-        if (name === "has") {
-          const selection = node(params[0]);
-          if (params.length !== 1 || selection.op !== ".") throw new Unsupported("has");
-          const inner = args(selection);
-          const target = this.node(node(inner[0]), variables).js;
-          const field = inner[1];
-          if (typeof field !== "string") throw new Unsupported("has field");
-          return { js: `has(${target}, ${JSON.stringify(field)})` };
+      const compiled = params.map((p) => compileNode(node(p), variables));
+      return compileCall(name, undefined, compiled);
+    }
+    case "rcall": {
+      const name = a[0];
+      const params = a[2];
+      if (typeof name !== "string" || !Array.isArray(params)) throw new Unsupported("call");
+      const receiver = sub(1);
+      if (["all", "exists", "exists_one", "filter"].includes(name)) {
+        const variable = node(params[0]);
+        const varName = (variable as { args: unknown }).args;
+        if (params.length !== 2 || variable.op !== "id" || typeof varName !== "string") {
+          throw new Unsupported(name);
         }
-        const compiled = params.map((p) => this.node(node(p), variables));
-        return { js: this.call(name, undefined, compiled) };
+        const slot = Math.max(...variables.values()) + 1;
+        const body = compileNode(node(params[1]), new Map([...variables, [varName, slot]]));
+        return compileMacro(name, receiver, slot, body);
       }
-      case "rcall": {
-        const name = a[0];
-        const params = a[2];
-        if (typeof name !== "string" || !Array.isArray(params)) throw new Unsupported("call");
-        const receiver = sub(1);
-        if (["all", "exists", "exists_one", "filter"].includes(name)) {
-          const variable = node(params[0]);
-          const varName = (variable as { args: unknown }).args;
-          if (params.length !== 2 || variable.op !== "id" || typeof varName !== "string") {
-            throw new Unsupported(name);
-          }
-          const slot = Math.max(...variables.values()) + 1;
-          const inner = new Map([...variables, [varName, slot]]);
-          const body = this.function(() => this.node(node(params[1]), inner).js);
-          this.bodies.push(body);
-          const ref = `B[${this.bodies.length - 1}]`;
-          return { js: `comprehension(${JSON.stringify(name)}, ${receiver}, S, ${slot}, ${ref})` };
-        }
-        const compiled = params.map((p) => this.node(node(p), variables));
-        return { js: this.call(name, receiver, compiled) };
-      }
-      default:
-        throw new Unsupported(`operator ${n.op}`);
+      const compiled = params.map((p) => compileNode(node(p), variables));
+      return compileCall(name, receiver, compiled);
     }
-  }
-
-  private call(name: string, receiver: string | undefined, params: Code[]): string {
-    const [p] = params;
-    if (receiver === undefined && params.length === 1 && p !== undefined) {
-      if (name === "size") return `size(${p.js})`;
-      if (name === "duration") {
-        // `duration('0s')`: read once, when the rule is compiled.
-        return p.constant ? this.constant(duration(p.constant.value)) : `duration(${p.js})`;
-      }
-    }
-    if (receiver !== undefined && params.length === 0) {
-      if (name === "size") return `size(${receiver})`;
-      if (name === "lowerAscii") return `lowerAscii(${receiver})`;
-    }
-    if (receiver !== undefined && params.length === 1 && p !== undefined) {
-      if (name === "startsWith" || name === "endsWith" || name === "contains") {
-        return `text(${JSON.stringify(name)}, ${receiver}, ${p.js})`;
-      }
-    }
-    // Another function (`matches`, whose RE2 syntax is not JavaScript's): the engine decides,
-    // but a rule whose other branches decide it alone still takes the shortcut.
-    return "U";
+    default:
+      throw new Unsupported(`operator ${n.op}`);
   }
 }
 
 export type FastRule = (self: unknown) => boolean | Unsure;
 
 /**
- * The function of a rule whose every construct this module models, or undefined (the engine
+ * The closure of a rule whose every construct this module models, or undefined (the engine
  * evaluates that rule every time). Its answer is `true` or UNSURE, never `false`.
  */
 export function compileFastRule(ast: ASTNode): FastRule | undefined {
-  const writer = new RuleWriter();
-  let rule: string;
+  let compiled: Compiled;
   try {
-    rule = writer.function(() => writer.node(ast, new Map([["self", 0]])).js);
+    compiled = compileNode(ast, new Map([["self", 0]]));
   } catch (err) {
     if (err instanceof Unsupported) return undefined;
     throw err;
   }
-  const names = Object.keys(RUNTIME).join(", ");
   // One scope per rule, reused: evaluation is synchronous and a rule never evaluates itself.
-  const source =
-    `const { ${names} } = R; const S = []; const B = [${writer.bodies.join(", ")}]; ` +
-    `const rule = ${rule}; ` +
-    `return (self) => { if (self === null || self === undefined) return U; ` +
-    `S[0] = self; const holds = rule() === true; S[0] = undefined; return holds ? true : U; };`;
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- source written above from the rule's syntax tree
-  const make = new Function("R", "K", source) as (runtime: typeof RUNTIME, k: Value[]) => FastRule;
-  return make(RUNTIME, writer.constants);
+  const scope: Scope = [];
+  return (self) => {
+    if (self === null || self === undefined) return UNSURE;
+    scope[0] = self;
+    const holds = compiled(scope) === true;
+    scope[0] = undefined;
+    return holds ? true : UNSURE;
+  };
 }
