@@ -94,3 +94,23 @@ export function harness(
 export function writes(api: KubeApi): number {
   return api.requests.filter((r) => r.method !== "GET").length;
 }
+
+/**
+ * Controller arguments for the `fleet` folder of `repo`'s main branch, applied with pruning to
+ * the cluster of `kubeconfig`: what the process tests share before their own options.
+ */
+export function clusterControllerArgs(repo: string, kubeconfig: string): string[] {
+  return [
+    "--repo",
+    repo,
+    "--branch",
+    "main",
+    "--path",
+    "fleet",
+    "--target",
+    "cluster",
+    "--kubeconfig",
+    kubeconfig,
+    "--prune",
+  ];
+}

@@ -10,7 +10,7 @@ import { parseControllerArgs, runController } from "../../src/cli/controller.js"
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { type GitServer, publishRepo, pushRepo, startGitServer } from "../support/git-server.js";
 import { type KubeApi, startKubeApi } from "../support/kube-api/index.js";
-import { E2E_KUBECONFIG } from "./cluster-helpers.js";
+import { E2E_KUBECONFIG, clusterControllerArgs } from "./cluster-helpers.js";
 import { commitFiles, exampleRepo, gitCmd, tmp } from "./helpers.js";
 
 let git: GitServer;
@@ -56,17 +56,7 @@ describe("controller --target cluster, end to end", () => {
       const err: string[] = [];
       const config = parseControllerArgs([
         "--once",
-        "--repo",
-        `${git.url}/fleet.git`,
-        "--branch",
-        "main",
-        "--path",
-        "fleet",
-        "--target",
-        "cluster",
-        "--kubeconfig",
-        kubeconfig,
-        "--prune",
+        ...clusterControllerArgs(`${git.url}/fleet.git`, kubeconfig),
         "-n",
         ns,
         "--controller-namespace",

@@ -3,6 +3,7 @@ import { parseControllerArgs, runController } from "../../src/cli/controller.js"
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { LeaderElector } from "../../src/controller/leader.js";
 import { type KubeApi, startKubeApi } from "../support/kube-api/index.js";
+import { clusterControllerArgs } from "./cluster-helpers.js";
 import { exampleRepo, tmp } from "./helpers.js";
 
 let api: KubeApi;
@@ -63,17 +64,7 @@ describe("leader election", () => {
     const repo = exampleRepo();
     const args = (i: number) =>
       parseControllerArgs([
-        "--repo",
-        `file://${repo.dir}`,
-        "--branch",
-        "main",
-        "--path",
-        "fleet",
-        "--target",
-        "cluster",
-        "--kubeconfig",
-        api.kubeconfigPath,
-        "--prune",
+        ...clusterControllerArgs(`file://${repo.dir}`, api.kubeconfigPath),
         "--interval",
         "1s",
         "--jitter",

@@ -17,6 +17,7 @@ import { KubeClient } from "../../src/controller/kube-client.js";
 import { renderDirectory } from "../../src/controller/pipeline.js";
 import { type GitServer, publishRepo, pushRepo, startGitServer } from "../support/git-server.js";
 import { type KubeApi, type KObject, startKubeApi } from "../support/kube-api/index.js";
+import { clusterControllerArgs } from "./cluster-helpers.js";
 import { commitFiles, exampleRepo, tmp } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -51,19 +52,9 @@ function controller(repoUrl: string, podName: string, extra: string[]): Proc {
       "tsx",
       join(ROOT, "src/cli/main.ts"),
       "controller",
-      "--repo",
-      repoUrl,
-      "--branch",
-      "main",
-      "--path",
-      "fleet",
-      "--target",
-      "cluster",
-      "--kubeconfig",
-      api.kubeconfigPath,
+      ...clusterControllerArgs(repoUrl, api.kubeconfigPath),
       "--controller-namespace",
       NS,
-      "--prune",
       "--cache-dir",
       tmp("cache"),
       "--log-format",
