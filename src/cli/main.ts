@@ -1,7 +1,13 @@
 // The `mcpfleet` command: dispatches to one module per command, loaded only when used so that
 // start-up stays fast (validate in CI and pre-commit runs often).
+import nodeModule from "node:module";
 import { isMcpfleetError } from "../errors.js";
 import { projectVersion } from "../project.js";
+
+// Node's compile cache keeps the compiled code of the modules a command loads on disk (in the
+// temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off): from the second run on, a
+// validate run in a pre-commit hook starts about 20 ms sooner. Node 22.8 and later.
+nodeModule.enableCompileCache?.();
 
 /** A command receives its own arguments and returns the process exit code. */
 export type CommandMain = (argv: string[]) => Promise<number>;
