@@ -5,13 +5,10 @@
 // mark, a tab) is left to
 // yaml-tree.ts, whose diagnostics are the reference, by returning undefined.
 import {
-  CORE_SCHEMA,
   EVENT_ID,
   SCALAR_STYLE,
   type Event,
   type ScalarEvent,
-  constructFromEvents,
-  defineMappingTag,
   getScalarValue,
   parseEvents,
 } from "js-yaml";
@@ -26,28 +23,7 @@ import {
   type ScalarOrigin,
 } from "./yaml-model.js";
 import { splitPointer } from "../json-pointer.js";
-
-type Mapping = Record<string, unknown>;
-
-/** Set when a mapping maps a key to null since it was last cleared (see parseWithEvents). */
-let nullFieldsSeen = false;
-
-/** Mappings with string keys only: anything else is read by the yaml package instead. */
-const STRING_KEYED_MAP = defineMappingTag<Mapping>("tag:yaml.org,2002:map", {
-  create: () => ({}),
-  identify: () => false,
-  addPair: (map, key, value) => {
-    if (typeof key !== "string" || key === "__proto__") return "not a plain string key";
-    if (value === null) nullFieldsSeen = true;
-    map[key] = value;
-    return "";
-  },
-  has: (map, key) => typeof key === "string" && Object.hasOwn(map, key),
-  keys: (map) => Object.keys(map),
-  get: (map, key) => (typeof key === "string" && Object.hasOwn(map, key) ? map[key] : null),
-});
-
-const SCHEMA = CORE_SCHEMA.withTags(STRING_KEYED_MAP);
+import { plainValues } from "./yaml-values.js";
 
 const { DOCUMENT, SEQUENCE, MAPPING, SCALAR, POP } = EVENT_ID;
 
@@ -175,26 +151,22 @@ function plainDocumentRoots(events: readonly Event[]): number[] | undefined {
 export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocument[] | undefined {
   if (!plainText(text)) return undefined;
   let events: Event[];
-  let roots: number[];
-  let values: unknown[];
   try {
     // Stricter than the depth check of yaml-tree.ts (a document nesting exactly maxDepth levels
     // goes there), so a document read here needs no check of its own.
     events = parseEvents(text, { maxDepth: limits.maxDepth });
-    const plain = plainDocumentRoots(events);
-    if (plain === undefined) return undefined;
-    roots = plain;
-    nullFieldsSeen = false;
-    values = constructFromEvents(events, { source: text, schema: SCHEMA, maxAliases: 0 });
   } catch {
     return undefined;
   }
+  const plain = plainValues(text, events);
+  if (plain === undefined) return undefined;
+  const { values, roots, nullFields } = plain;
   if (roots.length !== values.length) return undefined;
   // A document that is a block scalar starts at its header, which the events do not record.
   if (roots.some((r) => isBlockScalar(events[r]))) return undefined;
   // Only documents with a value are released (validate.ts), so only they hold the events.
   const held = values.filter((v) => v !== null && v !== undefined).length;
-  const file = new FileEvents(text, events, roots, held, nullFieldsSeen);
+  const file = new FileEvents(text, events, roots, held, nullFields);
   const ranges = documentRanges(text, events, roots);
   const docs: ParsedDocument[] = [];
   // Documents come in order: each start is counted on from the previous one.
