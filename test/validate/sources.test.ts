@@ -138,6 +138,24 @@ describe("decodeText", () => {
     else expect(out.message).toMatch(c.message ?? /./);
   });
 
+  // readFileCapped() reads regular files through Node's decoder and falls back to the bytes
+  // when in doubt: read from a file, every case must come out as decodeText() has it.
+  it.each([
+    ...cases,
+    { name: "a replacement character written as such", bytes: [0x61, 0xef, 0xbf, 0xbd], ok: true },
+  ])("$name, read from a file", (c) => {
+    const path = join(tempDir(), "f.yaml");
+    writeFileSync(path, Buffer.from(c.bytes));
+    expect(readFileCapped(path, 1 << 20)).toEqual(decodeText(Buffer.from(c.bytes)));
+  });
+
+  it("counts a file's cap in bytes, not characters", () => {
+    const path = join(tempDir(), "f.yaml");
+    writeFileSync(path, "€".repeat(10)); // 30 bytes
+    expect(readFileCapped(path, 29)).toMatchObject({ ok: false, kind: "content" });
+    expect(readFileCapped(path, 30)).toEqual({ ok: true, text: "€".repeat(10) });
+  });
+
   it("finds the first invalid byte of any buffer, or its length when there is none", () => {
     expect(firstInvalidUtf8(Buffer.from("plain ascii"))).toBe(11);
     expect(firstInvalidUtf8(Buffer.from([0xf5, 0x80, 0x80, 0x80]))).toBe(0);
