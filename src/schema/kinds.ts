@@ -36,13 +36,14 @@ export function asKind(value: string): Kind | undefined {
   return kindsByName.get(value);
 }
 
-const ownApiVersions: ReadonlySet<string> = new Set(
-  SERVED_VERSIONS.map((v) => `${API_GROUP}/${v}`),
-);
+const [OWN_V1ALPHA1, OWN_V1BETA1] = SERVED_VERSIONS.map((v) => `${API_GROUP}/${v}`);
 
-/** True for `toolhive.stacklok.dev/v1alpha1` and `toolhive.stacklok.dev/v1beta1`. */
+/**
+ * True for `toolhive.stacklok.dev/v1alpha1` and `toolhive.stacklok.dev/v1beta1`. Compared, not
+ * looked up in a set: a set would hash the whole string of every resource first.
+ */
 export function isOwnApiVersion(apiVersion: string): boolean {
-  return ownApiVersions.has(apiVersion);
+  return apiVersion === OWN_V1ALPHA1 || apiVersion === OWN_V1BETA1;
 }
 
 export const SCHEMA_BASE = "https://mcpfleet.dev/schemas/";
