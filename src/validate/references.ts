@@ -36,35 +36,74 @@ function where(r: OwnResource): string {
   return `${r.result.file}:${r.result.line}`;
 }
 
-/** Resources by kind, namespace and name (nested maps: no key strings built per lookup). */
+/** The resources of one namespace and name: one, or (rarely) several of different kinds. */
+type Named = OwnResource | OwnResource[];
+
+/** The first resource of `kind` among those of a name. */
+function ofKind(named: Named, kind: Kind): OwnResource | undefined {
+  if (!Array.isArray(named)) return named.kind === kind ? named : undefined;
+  for (const r of named) if (r.kind === kind) return r;
+  return undefined;
+}
+
+/**
+ * Resources by namespace and name, then kind: two map lookups (namespaces are interned, so the
+ * first is by a string already hashed) and no key strings built per lookup. A name almost
+ * always belongs to one resource; the same name of another kind makes a short list, a second
+ * definition of the same kind is kept apart as a duplicate.
+ */
 export class ResourceIndex {
-  private readonly byKind = new Map<Kind, Grouping<OwnResource>>();
+  private readonly byNamespace = new Map<string, Map<string, Named>>();
+  /** Each kind/namespace/name defined more than once: its definitions, first one first. */
+  private readonly repeated: OwnResource[][] = [];
+  private readonly repeatsOf = new Map<OwnResource, OwnResource[]>();
 
   /** Adds a resource; false when one of its kind, namespace and name was there already. */
   add(r: OwnResource): boolean {
-    let byName = this.byKind.get(r.kind);
+    let byName = this.byNamespace.get(r.namespace);
     if (byName === undefined) {
-      byName = new Grouping<OwnResource>();
-      this.byKind.set(r.kind, byName);
+      byName = new Map<string, Named>();
+      this.byNamespace.set(r.namespace, byName);
     }
-    if (byName.addIfFirst(r.namespace, r.name, r) === undefined) return true;
-    byName.add(r.namespace, r.name, r);
+    const named = byName.get(r.name);
+    if (named === undefined) {
+      byName.set(r.name, r);
+      return true;
+    }
+    const first = ofKind(named, r.kind);
+    if (first === undefined) {
+      if (Array.isArray(named)) named.push(r);
+      else byName.set(r.name, [named, r]);
+      return true;
+    }
+    let group = this.repeatsOf.get(first);
+    if (group === undefined) {
+      group = [first];
+      this.repeatsOf.set(first, group);
+      this.repeated.push(group);
+    }
+    group.push(r);
     return false;
   }
 
+  /** The first resource added of `kind` in `namespace` named `name`. */
   get(kind: Kind, namespace: string, name: string): OwnResource | undefined {
-    return this.byKind.get(kind)?.get(namespace, name);
+    const named = this.byNamespace.get(namespace)?.get(name);
+    return named === undefined ? undefined : ofKind(named, kind);
   }
 
   /** True when a resource of one of `kinds` has `name` in `namespace`. */
   hasAny(kinds: readonly Kind[], namespace: string, name: string): boolean {
-    for (const kind of kinds) if (this.get(kind, namespace, name) !== undefined) return true;
+    const named = this.byNamespace.get(namespace)?.get(name);
+    if (named === undefined) return false;
+    if (!Array.isArray(named)) return kinds.includes(named.kind);
+    for (const r of named) if (kinds.includes(r.kind)) return true;
     return false;
   }
 
   /** Every kind/namespace/name defined more than once, with its definitions in order. */
-  duplicates(): (readonly OwnResource[])[] {
-    return [...this.byKind.values()].flatMap((g) => g.repeats());
+  duplicates(): readonly (readonly OwnResource[])[] {
+    return this.repeated;
   }
 }
 
@@ -122,11 +161,18 @@ export class ReferenceLevel {
   /** Notes each resource added before that would create an object `r` creates too. */
   private findCollisions(r: OwnResource): void {
     for (const [type, prefix, suffix, rivals] of CHILD_OBJECTS[r.kind] ?? []) {
-      const object = prefix === "" && suffix === "" ? r.name : prefix + r.name + suffix;
+      // The object's name is built only for a rival that names its objects otherwise.
+      let object: string | undefined;
       for (const [kind, rivalPrefix, rivalSuffix] of rivals) {
-        const name = nameWithin(object, rivalPrefix, rivalSuffix);
+        let name: string | undefined = r.name;
+        if (rivalPrefix !== prefix || rivalSuffix !== suffix) {
+          object ??= prefix + r.name + suffix;
+          name = nameWithin(object, rivalPrefix, rivalSuffix);
+        }
         const other = name === undefined ? undefined : this.index.get(kind, r.namespace, name);
-        if (other !== undefined) this.collisions.push({ r, other, object: `${type} "${object}"` });
+        if (other === undefined) continue;
+        object ??= prefix + r.name + suffix;
+        this.collisions.push({ r, other, object: `${type} "${object}"` });
       }
     }
   }
