@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { parse } from "yaml";
+import { yamlPackage } from "../yaml-package.js";
 import { projectRoot } from "../project.js";
 import { SCHEMA_BASE } from "./kinds.js";
 
@@ -44,7 +44,7 @@ function readSources(dir: string): SourceText[] {
 
 function parseSources(sources: readonly SourceText[]): SchemaFile[] {
   return sources.map(({ path, text }) => {
-    const schema = parse(text) as SchemaNode;
+    const schema = yamlPackage().parse(text) as SchemaNode;
     const expected = SCHEMA_BASE + path;
     if (schema.$id !== expected) {
       throw new Error(`schemas/${path}: $id must be ${expected}, found ${String(schema.$id)}`);

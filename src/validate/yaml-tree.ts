@@ -2,19 +2,8 @@
 // gives the most precise diagnostics (error positions, duplicate keys, alias expansion counts).
 // It is the reference reading of a file: yaml-events.ts takes the common case faster and hands
 // everything else here.
-import {
-  type Document,
-  type LineCounter as LineCounterType,
-  type Node,
-  LineCounter,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  parseAllDocuments,
-  parseDocument,
-} from "yaml";
+import type { Document, LineCounter as LineCounterType, Node } from "yaml";
+import { yamlPackage } from "../yaml-package.js";
 import type { Issue } from "./types.js";
 import {
   type LocateTarget,
@@ -42,6 +31,7 @@ function walkPointer(
   doc: Document.Parsed,
   pointer: string,
 ): { node: Node | null; key: Node | null; complete: boolean } {
+  const { isAlias, isMap, isPair, isScalar, isSeq } = yamlPackage();
   let node: Node | null = doc.contents;
   let key: Node | null = null;
   for (const segment of splitPointer(pointer)) {
@@ -83,10 +73,13 @@ const PARSE_OPTIONS = {
 } as const;
 
 export function parseWithTree(text: string, limits: ParseLimits): ParsedDocument[] {
-  const counter = new LineCounter();
+  const counter = new (yamlPackage().LineCounter)();
   let docs: Document.Parsed[];
   try {
-    const parsed = parseAllDocuments(text, { ...PARSE_OPTIONS, lineCounter: counter });
+    const parsed = yamlPackage().parseAllDocuments(text, {
+      ...PARSE_OPTIONS,
+      lineCounter: counter,
+    });
     docs = Array.isArray(parsed) ? parsed : [];
   } catch (err) {
     return [brokenDocument(0, { line: 1, column: 1 }, `cannot parse: ${(err as Error).message}`)];
@@ -214,7 +207,7 @@ export function treeLocator(
   const [docStart, docEnd] = range;
   const tree = (): Document.Parsed => {
     if (live === undefined) {
-      live = parseDocument(text.slice(docStart, docEnd), PARSE_OPTIONS);
+      live = yamlPackage().parseDocument(text.slice(docStart, docEnd), PARSE_OPTIONS);
       base = docStart;
     }
     return live;
@@ -222,6 +215,7 @@ export function treeLocator(
   const locate = (pointer: string, target: LocateTarget = "value"): Position => {
     const found = walkPointer(tree(), pointer);
     let node: Node | null = found.node;
+    const { isAlias, isScalar } = yamlPackage();
     const leaf = isScalar(found.node) || isAlias(found.node);
     if (found.key !== null && (target === "key" || !found.complete || !leaf)) {
       node = found.key;
@@ -231,7 +225,7 @@ export function treeLocator(
   };
   const scalarOrigin = (pointer: string) => {
     const found = walkPointer(tree(), pointer);
-    if (!found.complete || !isScalar(found.node)) return undefined;
+    if (!found.complete || !yamlPackage().isScalar(found.node)) return undefined;
     const offset = base + (startOf(found.node) ?? 0);
     if (found.node.type !== "BLOCK_LITERAL") return { ...position(offset), lines: false };
     // The header (`|`, `|-`, `|2`...) ends the line; the content starts on the next one, at the

@@ -1,6 +1,6 @@
 // The command as users run it: flags, standard input, output formats and exit codes 0/1/2,
 // through the real entry point (src/cli/main.ts) in a child process.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT, tempDir, writeTree } from "./helpers.js";
@@ -190,5 +190,43 @@ describe("mcpfleet validate", () => {
     });
     expect(run.code).toBe(1);
     expect(run.stdout).not.toContain("\x1b[");
+  });
+});
+
+// The yaml package is loaded only for a file the fast reader leaves to it (src/yaml-package.ts):
+// a module imported first in the child process says whether any of its modules was loaded
+// (Node resolves it to its CommonJS build, whose modules are in require's cache).
+describe("mcpfleet validate loads the yaml package only when a file needs it", () => {
+  const hook = join(
+    writeTree(tempDir(), {
+      "hook.mjs": [
+        'import { createRequire } from "node:module";',
+        "const { cache } = createRequire(import.meta.url);",
+        'process.on("exit", () => {',
+        '  const yaml = Object.keys(cache).some((path) => path.includes("/node_modules/yaml/"));',
+        "  process.stderr.write(`yaml package loaded: ${yaml}\\n`);",
+        "});",
+      ].join("\n"),
+    }),
+    "hook.mjs",
+  );
+  const loaded = (path: string): boolean => {
+    const run = spawnSync(
+      process.execPath,
+      ["--import", hook, "--import", TSX, MAIN, "validate", path],
+      { cwd: ROOT, env: cleanEnv(), encoding: "utf8" },
+    );
+    const said = /yaml package loaded: (true|false)/.exec(run.stderr);
+    if (said === null) throw new Error(`no answer from the hook: ${run.stderr}`);
+    return said[1] === "true";
+  };
+
+  it("not for the examples", () => {
+    expect(loaded("examples")).toBe(false);
+  });
+
+  it("for a file with a duplicate key, whose diagnostic it gives", () => {
+    const dir = writeTree(tempDir(), { "dup.yaml": "a: 1\na: 2\n" });
+    expect(loaded(join(dir, "dup.yaml"))).toBe(true);
   });
 });
