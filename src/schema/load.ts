@@ -83,7 +83,8 @@ export function schemaSnapshot(dir: string = schemasDir()): string {
   return JSON.stringify(snapshot) + "\n";
 }
 
-const snapshots = new WeakSet<readonly SchemaFile[]>();
+/** Schema sets read from the snapshot, with its digest. */
+const snapshots = new WeakMap<readonly SchemaFile[], string>();
 
 /**
  * True for schemas read from the snapshot, which `make generate` writes only after checking every
@@ -91,6 +92,11 @@ const snapshots = new WeakSet<readonly SchemaFile[]>();
  */
 export function isCheckedSnapshot(files: readonly SchemaFile[]): boolean {
   return snapshots.has(files);
+}
+
+/** The digest of the sources of schemas read from the snapshot; undefined for any others. */
+export function snapshotDigest(files: readonly SchemaFile[]): string | undefined {
+  return snapshots.get(files);
 }
 
 /**
@@ -104,7 +110,7 @@ export function loadInstalledSchemaFiles(): SchemaFile[] {
     const text = readFileSync(join(projectRoot(), SNAPSHOT_PATH), "utf8");
     const snapshot = JSON.parse(text) as Snapshot;
     if (snapshot.digest === digestOf(sources) && Array.isArray(snapshot.files)) {
-      snapshots.add(snapshot.files);
+      snapshots.set(snapshot.files, snapshot.digest);
       return snapshot.files;
     }
   } catch {

@@ -1,13 +1,7 @@
-import {
-  Ajv2020,
-  type ErrorObject,
-  type KeywordCxt,
-  type ValidateFunction,
-  _,
-  str,
-} from "ajv/dist/2020.js";
-import ucs2lengthModule from "ajv/dist/runtime/ucs2length.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type * as AjvModule from "ajv/dist/2020.js";
+import type { Ajv2020, ErrorObject, KeywordCxt, ValidateFunction } from "ajv/dist/2020.js";
+import type addFormatsModule from "ajv-formats";
 import { escapeSegment } from "../json-pointer.js";
 import { type CelValueCache, ruleEvaluator } from "./cel.js";
 import { type Kind, kindSchemaId } from "./kinds.js";
@@ -17,7 +11,20 @@ import {
   isCheckedSnapshot,
   loadInstalledSchemaFiles,
 } from "./load.js";
+import {
+  type KeywordRuntime,
+  PRECOMPILED_REFS,
+  type Precompiled,
+  loadPrecompiled,
+  precompiledModuleText,
+} from "./precompiled.js";
 import { DURATION_PATTERN, markUnknownFields } from "./transform.js";
+
+// ajv and its formats are loaded only when a validator must be compiled: a run on this
+// installation's schemas uses the validators `make generate` compiled (see precompiled.ts),
+// and loading and compiling were most of a one-file run's start. Both are CommonJS.
+const require = createRequire(import.meta.url);
+const ajvModule = (): typeof AjvModule => require("ajv/dist/2020.js") as typeof AjvModule;
 
 export type IssueLevel = "schema" | "cel";
 
@@ -40,11 +47,11 @@ interface CelRule {
 
 const CEL_KEYWORD = "x-kubernetes-validations";
 
-// ajv-formats is CommonJS: under NodeNext its types describe the module object, while at run
-// time the default import is the plugin function itself (which also carries `.default`).
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
-const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
-const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+const addFormats = (ajv: Ajv2020): Ajv2020 => {
+  const plugin = require("ajv-formats") as typeof addFormatsModule as unknown as FormatsPlugin;
+  return plugin(ajv);
+};
 
 /** `.a.b` (the fieldPath form of a CEL rule) as a JSON pointer suffix `/a/b`. */
 function fieldPathToPointer(fieldPath: string | undefined): string {
@@ -173,12 +180,50 @@ const STRICT_LOGGER = {
   },
 };
 
+/** x-kubernetes-int-or-string: an integer or a string. */
+function intOrString(enabled: boolean, data: unknown): boolean {
+  return !enabled || typeof data === "string" || Number.isInteger(data);
+}
+
+/** x-kubernetes-list-type: no two items of a `map` list with one key, or of a `set` list, equal. */
+function listType(
+  type: string,
+  data: unknown,
+  parent?: SchemaNode,
+  cxt?: { instancePath: string },
+): boolean {
+  const errors = duplicateListEntries(type, data, parent, cxt?.instancePath ?? "");
+  (listType as unknown as { errors: ErrorObject[] }).errors = errors;
+  return errors.length === 0;
+}
+
 /**
- * `celCache()` is the conversion cache of the validation under way (see CelValueCache);
- * `checked`: the schemas are known to conform to the meta-schema (see isCheckedSnapshot).
+ * The functions our keywords call, for ajv and for the precompiled validators alike;
+ * `celCache()` is the conversion cache of the validation under way (see CelValueCache).
  */
-function newAjv(celCache: () => CelValueCache, checked: boolean): Ajv2020 {
-  const ajv = new Ajv2020({
+function keywordRuntime(celCache: () => CelValueCache): KeywordRuntime {
+  const cel = (rules: readonly unknown[]) => {
+    const check = celValidator(rules as readonly CelRule[], celCache);
+    const validate = (data: unknown, cxt?: { instancePath: string }): boolean => {
+      const errors = check(data, cxt?.instancePath ?? "");
+      (validate as unknown as { errors: ErrorObject[] }).errors = errors;
+      return errors.length === 0;
+    };
+    return validate;
+  };
+  return { cel, listType, intOrString };
+}
+
+/**
+ * `checked`: the schemas are known to conform to the meta-schema (see isCheckedSnapshot);
+ * `source`: keep the generated code, a statement a line, to write the validators out (see
+ * precompiledModule).
+ * Every function the generated code calls is given the code that names it in a module (the
+ * keyword runtime, ajv's own runtime), so that ajv's standalone code can be made of it.
+ */
+function newAjv(runtime: KeywordRuntime, checked: boolean, source = false): Ajv2020 {
+  const { Ajv2020: Ajv, _, stringify } = ajvModule();
+  const ajv = new Ajv({
     ...(checked ? { meta: false, validateSchema: false } : {}),
     // Defaults are filled in as each object is validated, before its keywords run; the CEL and
     // list-type keywords are `post`, so they see the object with every default below it, as
@@ -190,9 +235,9 @@ function newAjv(celCache: () => CelValueCache, checked: boolean): Ajv2020 {
     // own (a `$defs` entry's property, as tests do): it simply has nothing to fill in there.
     strictSchema: "log",
     logger: STRICT_LOGGER,
-    // The optimiser of the generated code costs compile time at every start (about 20 ms of a
-    // one-file run) and gains nothing measurable on the validate benchmark.
-    code: { optimize: false },
+    // The optimiser of the generated code costs compile time and gains nothing measurable on
+    // the validate benchmark.
+    code: { optimize: false, source, lines: source },
     strictTypes: false,
     strictRequired: false,
     allowUnionTypes: true,
@@ -209,50 +254,34 @@ function newAjv(celCache: () => CelValueCache, checked: boolean): Ajv2020 {
   ]) {
     ajv.addKeyword({ keyword });
   }
+  ajv.scope.value("keyword", { ref: runtime.intOrString, code: _`runtime.intOrString` });
   ajv.addKeyword({
     keyword: "x-kubernetes-int-or-string",
     errors: true,
-    validate: function intOrString(enabled: boolean, data: unknown) {
-      return !enabled || typeof data === "string" || Number.isInteger(data);
-    },
+    validate: runtime.intOrString,
   });
+  ajv.scope.value("keyword", { ref: runtime.listType, code: _`runtime.listType` });
   ajv.addKeyword({
     keyword: "x-kubernetes-list-type",
     schemaType: "string",
     post: true,
     errors: true,
-    validate: function listType(
-      type: string,
-      data: unknown,
-      parent?: SchemaNode,
-      cxt?: { instancePath: string },
-    ): boolean {
-      const errors = duplicateListEntries(type, data, parent, cxt?.instancePath ?? "");
-      (listType as unknown as { errors: ErrorObject[] }).errors = errors;
-      return errors.length === 0;
-    },
+    validate: runtime.listType,
   });
   ajv.addKeyword({
     keyword: CEL_KEYWORD,
     schemaType: "array",
     post: true,
     errors: true,
-    compile: (rules: CelRule[]) => {
-      const check = celValidator(rules, celCache);
-      const validate = (data: unknown, cxt?: { instancePath: string }): boolean => {
-        const errors = check(data, cxt?.instancePath ?? "");
-        (validate as unknown as { errors: ErrorObject[] }).errors = errors;
-        return errors.length === 0;
-      };
+    compile: (rules: CelRule[], _parent, it) => {
+      const validate = runtime.cel(rules);
+      // The node's function in a module: made again from its rules when the module loads.
+      it.gen.scopeValue("keyword", { ref: validate, code: _`runtime.cel(${stringify(rules)})` });
       return validate;
     },
   });
   return ajv;
 }
-
-// Default export of a CommonJS module, as ajv-formats above.
-const ucs2length = ((ucs2lengthModule as unknown as { default?: unknown }).default ??
-  ucs2lengthModule) as (s: string) => number;
 
 /**
  * maxLength and minLength as ajv has them (lengths in code points, as the API server counts),
@@ -261,6 +290,10 @@ const ucs2length = ((ucs2lengthModule as unknown as { default?: unknown }).defau
  * many. Counting walks the whole string, and almost every string is decided by its length.
  */
 function replaceLengthKeywords(ajv: Ajv2020): void {
+  const { _, str } = ajvModule();
+  const ucs2length = (
+    require("ajv/dist/runtime/ucs2length.js") as { default: (s: string) => number }
+  ).default;
   ajv.removeKeyword("maxLength");
   ajv.removeKeyword("minLength");
   ajv.addKeyword({
@@ -274,7 +307,10 @@ function replaceLengthKeywords(ajv: Ajv2020): void {
     },
     code(cxt: KeywordCxt) {
       const { keyword, data, schemaCode, gen } = cxt;
-      const count = gen.scopeValue("func", { ref: ucs2length });
+      const count = gen.scopeValue("func", {
+        ref: ucs2length,
+        code: _`require("ajv/dist/runtime/ucs2length").default`,
+      });
       cxt.fail(
         keyword === "maxLength"
           ? _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`
@@ -396,26 +432,45 @@ function dropBranchErrors(errors: ErrorObject[]): ErrorObject[] {
 /** Every schema under schemas/, compiled lazily, each root or `$defs` entry addressable by `$id`. */
 export class SchemaSet {
   private celCache: CelValueCache | undefined;
-  private readonly ajv: Ajv2020;
+  private readonly runtime: KeywordRuntime;
+  /** The validators compiled ahead for these schemas, if they are the installed ones. */
+  private readonly precompiled: Precompiled | undefined;
+  private ajvInstance: Ajv2020 | undefined;
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(readonly files: readonly SchemaFile[]) {
     // A cache per validation, made only if a rule reaches the CEL engine.
-    this.ajv = newAjv(() => (this.celCache ??= new WeakMap()), isCheckedSnapshot(files));
-    for (const file of files) {
-      this.ajv.addSchema(markUnknownFields(file.schema), file.id);
+    this.runtime = keywordRuntime(() => (this.celCache ??= new WeakMap()));
+    this.precompiled = loadPrecompiled(files, this.runtime);
+    // Other schemas are checked against the meta-schema now, as ajv adds them.
+    if (this.precompiled === undefined) void this.ajv;
+  }
+
+  /** ajv with every schema added, made when a validator is not precompiled. */
+  private get ajv(): Ajv2020 {
+    if (this.ajvInstance === undefined) {
+      this.ajvInstance = newAjv(this.runtime, isCheckedSnapshot(this.files));
+      for (const file of this.files) {
+        this.ajvInstance.addSchema(markUnknownFields(file.schema), file.id);
+      }
     }
+    return this.ajvInstance;
   }
 
   /** The compiled validator of a schema `$id` (optionally with a `#/$defs/...` fragment). */
   validator(ref: string): ValidateFunction {
     let fn = this.compiled.get(ref);
     if (fn === undefined) {
-      fn = this.ajv.getSchema(ref);
+      fn = this.precompiled?.[ref] ?? this.ajv.getSchema(ref);
       if (fn === undefined) throw new Error(`no schema ${ref}`);
       this.compiled.set(ref, fn);
     }
     return fn;
+  }
+
+  /** Whether `ref`'s validator comes from generated/validators.cjs (for tests). */
+  isPrecompiled(ref: string): boolean {
+    return this.precompiled?.[ref] !== undefined;
   }
 
   /** Validates a document (left unchanged) against a schema, defaults applied first. */
@@ -471,6 +526,23 @@ export class SchemaSet {
     const owned = nullFields && hasNullField(doc) ? dropNullFields(doc) : doc;
     return this.validateOwned(kindSchemaId(kind as Kind), owned);
   }
+}
+
+/**
+ * generated/validators.cjs for `files` (see precompiled.ts): ajv's standalone code of the
+ * validators of PRECOMPILED_REFS, compiled exactly as a schema set compiles them.
+ */
+export function precompiledModule(files: readonly SchemaFile[], digest: string): string {
+  const standaloneCode = require("ajv/dist/standalone/index.js") as {
+    default: (ajv: Ajv2020, refs: Record<string, string>) => string;
+  };
+  const unused = () => {
+    throw new Error("the keyword runtime is given when the module is loaded");
+  };
+  const ajv = newAjv(keywordRuntime(unused), true, true);
+  for (const file of files) ajv.addSchema(markUnknownFields(file.schema), file.id);
+  const refs = Object.fromEntries(PRECOMPILED_REFS.map((ref) => [ref, ref]));
+  return precompiledModuleText(standaloneCode.default(ajv, refs), digest);
 }
 
 let defaultSet: SchemaSet | undefined;
