@@ -1,7 +1,6 @@
 import { createRequire } from "node:module";
 import type * as AjvModule from "ajv/dist/2020.js";
 import type { Ajv2020, ErrorObject, KeywordCxt, ValidateFunction } from "ajv/dist/2020.js";
-import type addFormatsModule from "ajv-formats";
 import { escapeSegment } from "../json-pointer.js";
 import { type CelValueCache, ruleEvaluator } from "./cel.js";
 import { type Kind, kindSchemaId } from "./kinds.js";
@@ -47,11 +46,9 @@ interface CelRule {
 
 const CEL_KEYWORD = "x-kubernetes-validations";
 
-type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
-const addFormats = (ajv: Ajv2020): Ajv2020 => {
-  const plugin = require("ajv-formats") as typeof addFormatsModule as unknown as FormatsPlugin;
-  return plugin(ajv);
-};
+/** ajv-formats's plugin: the CommonJS module is the function. */
+const addFormats = (ajv: Ajv2020): Ajv2020 =>
+  (require("ajv-formats") as (ajv: Ajv2020) => Ajv2020)(ajv);
 
 /** `.a.b` (the fieldPath form of a CEL rule) as a JSON pointer suffix `/a/b`. */
 function fieldPathToPointer(fieldPath: string | undefined): string {
