@@ -84,8 +84,11 @@ export async function main(argv: string[]): Promise<number> {
     summary: values.summary,
     color: values.output === "text" && useColor(values.color),
   });
+  // A reader gone before the end (EPIPE, see main.ts) takes nothing from the verdict.
   await new Promise<void>((resolve, reject) =>
-    process.stdout.write(text, (err) => (err ? reject(err) : resolve())),
+    process.stdout.write(text, (err) =>
+      err && (err as NodeJS.ErrnoException).code !== "EPIPE" ? reject(err) : resolve(),
+    ),
   );
   return exitCode(report);
 }

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT, tempDir, writeTree } from "./helpers.js";
+import { ROOT, res, tempDir, writeTree, yamlDocs } from "./helpers.js";
 
 const MAIN = join(ROOT, "src/cli/main.ts");
 const TSX = import.meta.resolve("tsx");
@@ -228,5 +228,24 @@ describe("mcpfleet validate loads the yaml package only when a file needs it", (
   it("for a file with a duplicate key, whose diagnostic it gives", () => {
     const dir = writeTree(tempDir(), { "dup.yaml": "a: 1\na: 2\n" });
     expect(loaded(join(dir, "dup.yaml"))).toBe(true);
+  });
+});
+
+describe("mcpfleet validate with a reader that stops early (| head)", () => {
+  it("stops writing without an error and exits with its verdict", async () => {
+    // Far more output than a pipe holds, so that writes go on after the reader has gone.
+    const servers = Array.from({ length: 3000 }, (_, i) =>
+      res("MCPServer", `server-${i}`, { image: "ghcr.io/example/mcp:1", proxyPort: 70000 }),
+    );
+    const dir = writeTree(tempDir(), { "servers.yaml": yamlDocs(...servers) });
+    const child = spawn(process.execPath, ["--import", TSX, MAIN, "validate", dir], {
+      cwd: ROOT,
+      env: cleanEnv(),
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect({ code, stderr }).toEqual({ code: 1, stderr: "" });
   });
 });
