@@ -107,6 +107,45 @@ function firstLine(message: string): string {
   return (nl === -1 ? message : message.slice(0, nl)).trim();
 }
 
+/** At most this many parse errors (and as many warnings) are reported per document. */
+const MAX_PARSE_ISSUES = 20;
+
+/**
+ * The yaml package's errors or warnings of a document as issues: each once (hostile input such
+ * as thousands of unclosed brackets makes it repeat one error at one place hundreds of times),
+ * at most MAX_PARSE_ISSUES of them and a last one saying how many more there are, and the
+ * parser's own failures (its stack exhausted) in words that say what in the input caused them.
+ */
+function parseIssues(
+  found: readonly { code: string; message: string; pos: [number, number] }[],
+  counter: LineCounterType,
+  text: string,
+  what: "errors" | "warnings",
+): Issue[] {
+  const issues: Issue[] = [];
+  const seen = new Set<string>();
+  let more = 0;
+  for (const e of found) {
+    const at = lineCol(counter, e.pos[0]);
+    const message =
+      e.code === "DUPLICATE_KEY"
+        ? `duplicate key ${keyTextAt(text, e.pos[0])}: keys of a mapping must be unique`
+        : /call stack|stack overflow/i.test(e.message)
+          ? "the document nests too deeply for the YAML parser (it ran out of stack)"
+          : firstLine(e.message);
+    const key = `${at.line}:${at.column}:${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (issues.length < MAX_PARSE_ISSUES) issues.push({ path: "", ...at, message, level: "parse" });
+    else more++;
+  }
+  const last = issues[issues.length - 1];
+  if (more > 0 && last !== undefined) {
+    issues.push({ ...last, message: `${more} more parse ${what} in this document not shown` });
+  }
+  return issues;
+}
+
 function buildDocument(
   doc: Document.Parsed,
   index: number,
@@ -124,21 +163,8 @@ function buildDocument(
     start,
     doc,
   );
-  const errors: Issue[] = doc.errors.map((e) => ({
-    path: "",
-    ...lineCol(counter, e.pos[0]),
-    message:
-      e.code === "DUPLICATE_KEY"
-        ? `duplicate key ${keyTextAt(text, e.pos[0])}: keys of a mapping must be unique`
-        : firstLine(e.message),
-    level: "parse",
-  }));
-  const warnings: Issue[] = doc.warnings.map((w) => ({
-    path: "",
-    ...lineCol(counter, w.pos[0]),
-    message: firstLine(w.message),
-    level: "parse",
-  }));
+  const errors = parseIssues(doc.errors, counter, text, "errors");
+  const warnings = parseIssues(doc.warnings, counter, text, "warnings");
   const result: ParsedDocument = {
     index,
     start,

@@ -131,6 +131,26 @@ describe("hostile input", () => {
     expect(exitCode(report)).toBe(1);
   });
 
+  it("thousands of unclosed brackets: each error once, in words, not hundreds of lines", async () => {
+    const report = await runDir({ "a-bad.yaml": "a:" + " [".repeat(5000) + "\n" });
+    const errors = report.resources.flatMap((r) => r.errors);
+    expect(errors.length).toBeLessThanOrEqual(21);
+    const places = errors.map((e) => `${e.line}:${e.column}:${e.message}`);
+    expect(new Set(places).size).toBe(places.length);
+    expect(errors.map((e) => e.message)).toContain(
+      "the document nests too deeply for the YAML parser (it ran out of stack)",
+    );
+    expect(errors.some((e) => /call stack|regular expression/i.test(e.message))).toBe(false);
+  });
+
+  it("a document with many parse errors reports 20 and says how many more", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `k${i}: [\n`).join("");
+    const report = await runDir({ "a-bad.yaml": lines });
+    const errors = report.resources.flatMap((r) => r.errors);
+    expect(errors).toHaveLength(21);
+    expect(errors[20]?.message).toMatch(/^\d+ more parse errors in this document not shown$/);
+  });
+
   it("a file over the size cap is refused before it is parsed", async () => {
     const dir = writeTree(tempDir(), {
       "big.yaml": "a: " + "x".repeat(2048) + "\n",
