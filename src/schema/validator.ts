@@ -212,13 +212,19 @@ function keywordRuntime(celCache: () => CelValueCache): KeywordRuntime {
 }
 
 /**
- * `checked`: the schemas are known to conform to the meta-schema (see isCheckedSnapshot);
+ * ajv with `files` added. `checked`: the schemas are known to conform to the meta-schema (see
+ * isCheckedSnapshot);
  * `source`: keep the generated code, a statement a line, to write the validators out (see
  * precompiledModule).
  * Every function the generated code calls is given the code that names it in a module (the
  * keyword runtime, ajv's own runtime), so that ajv's standalone code can be made of it.
  */
-function newAjv(runtime: KeywordRuntime, checked: boolean, source = false): Ajv2020 {
+function newAjv(
+  runtime: KeywordRuntime,
+  files: readonly SchemaFile[],
+  checked: boolean,
+  source = false,
+): Ajv2020 {
   const { Ajv2020: Ajv, _, stringify } = ajvModule();
   const ajv = new Ajv({
     ...(checked ? { meta: false, validateSchema: false } : {}),
@@ -277,6 +283,7 @@ function newAjv(runtime: KeywordRuntime, checked: boolean, source = false): Ajv2
       return validate;
     },
   });
+  for (const file of files) ajv.addSchema(markUnknownFields(file.schema), file.id);
   return ajv;
 }
 
@@ -446,10 +453,7 @@ export class SchemaSet {
   /** ajv with every schema added, made when a validator is not precompiled. */
   private get ajv(): Ajv2020 {
     if (this.ajvInstance === undefined) {
-      this.ajvInstance = newAjv(this.runtime, isCheckedSnapshot(this.files));
-      for (const file of this.files) {
-        this.ajvInstance.addSchema(markUnknownFields(file.schema), file.id);
-      }
+      this.ajvInstance = newAjv(this.runtime, this.files, isCheckedSnapshot(this.files));
     }
     return this.ajvInstance;
   }
@@ -536,8 +540,7 @@ export function precompiledModule(files: readonly SchemaFile[], digest: string):
   const unused = () => {
     throw new Error("the keyword runtime is given when the module is loaded");
   };
-  const ajv = newAjv(keywordRuntime(unused), true, true);
-  for (const file of files) ajv.addSchema(markUnknownFields(file.schema), file.id);
+  const ajv = newAjv(keywordRuntime(unused), files, true, true);
   const refs = Object.fromEntries(PRECOMPILED_REFS.map((ref) => [ref, ref]));
   return precompiledModuleText(standaloneCode.default(ajv, refs), digest);
 }
