@@ -25,7 +25,7 @@ import {
 import { splitPointer } from "../json-pointer.js";
 import { plainValues } from "./yaml-values.js";
 
-const { DOCUMENT, SEQUENCE, MAPPING, SCALAR, POP } = EVENT_ID;
+const { SEQUENCE, MAPPING, SCALAR, POP } = EVENT_ID;
 
 /** Events to walk: of `text`, which starts at offset `base` of the file. */
 interface EventView {
@@ -118,33 +118,6 @@ function plainText(text: string): boolean {
 }
 
 /**
- * Index of each document's root event (the event after its DOCUMENT event); undefined when an
- * event is one the yaml package may read otherwise: a directive, an anchor, a tag, an alias.
- */
-function plainDocumentRoots(events: readonly Event[]): number[] | undefined {
-  const roots: number[] = [];
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
-    switch (e.type) {
-      case DOCUMENT:
-        if (e.directives.length > 0) return undefined;
-        roots.push(i + 1);
-        break;
-      case SEQUENCE:
-      case MAPPING:
-      case SCALAR:
-        if (e.anchorStart !== -1 || e.tagStart !== -1) return undefined;
-        break;
-      case POP:
-        break;
-      default:
-        return undefined; // an alias
-    }
-  }
-  return roots;
-}
-
-/**
  * The documents of `text`, or undefined when the file is one for the yaml package (see the top
  * of this file). Never throws.
  */
@@ -200,7 +173,8 @@ export function eventsDocument(
   } catch {
     return undefined;
   }
-  const roots = plainDocumentRoots(events);
+  // The same test of a plain file as parseWithEvents's (the values themselves are not used).
+  const roots = plainValues(text, events)?.roots;
   if (roots === undefined) return undefined;
   const root = roots[index];
   if (root === undefined) return undefined;
