@@ -2,7 +2,7 @@
 // gives the most precise diagnostics (error positions, duplicate keys, alias expansion counts).
 // It is the reference reading of a file: yaml-events.ts takes the common case faster and hands
 // everything else here.
-import type { Document, LineCounter as LineCounterType, Node } from "yaml";
+import type { Document, LineCounter as LineCounterType, Node, YAMLError } from "yaml";
 import { yamlPackage } from "../yaml-package.js";
 import type { Issue } from "./types.js";
 import {
@@ -117,7 +117,7 @@ const MAX_PARSE_ISSUES = 20;
  * parser's own failures (its stack exhausted) in words that say what in the input caused them.
  */
 function parseIssues(
-  found: readonly { code: string; message: string; pos: [number, number] }[],
+  found: readonly YAMLError[],
   counter: LineCounterType,
   text: string,
   what: "errors" | "warnings",
