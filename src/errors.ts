@@ -19,6 +19,11 @@ export const ERROR_CODES = {
   ERR_INVALID_CURSOR: { status: 400, title: "Invalid pagination cursor" },
   ERR_INVALID_ENTRY: { status: 400, title: "Invalid entry" },
   ERR_INVALID_RESOURCE: { status: 400, title: "Invalid source or registry" },
+  ERR_INPUT_LIMIT: { status: 400, title: "Input exceeds a structural limit" },
+  ERR_SOURCE_LOCATION_REFUSED: {
+    status: 403,
+    title: "Source location not allowed for sources created through the API",
+  },
   ERR_UNAUTHORIZED: { status: 401, title: "Authentication required" },
   ERR_FORBIDDEN: { status: 403, title: "Operation not permitted" },
   ERR_CONFIG_RESOURCE_READONLY: {
@@ -37,6 +42,7 @@ export const ERROR_CODES = {
   ERR_NO_MANAGED_SOURCE: { status: 409, title: "Registry has no managed source" },
   ERR_SOURCE_IN_USE: { status: 409, title: "Source is used by a registry" },
   ERR_SOURCE_NOT_SYNCED: { status: 409, title: "Source is not synced" },
+  ERR_NAME_TAKEN: { status: 409, title: "Name is served by another source of the registry" },
   ERR_PAYLOAD_TOO_LARGE: { status: 413, title: "Request body too large" },
   ERR_META_TOO_LARGE: { status: 413, title: "_meta too large" },
   ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported content type" },

@@ -36,6 +36,8 @@ export interface ServeSettings {
   env?: NodeJS.ProcessEnv;
   /** Cluster access of kubernetes sources (default: in-cluster or $KUBECONFIG). */
   kubeConfig?: () => KubeConfig;
+  /** How long /readiness waits for the first syncs, in milliseconds (default 120 s). */
+  firstSyncDeadlineMs?: number;
 }
 
 function chooseAuthorizer(
@@ -114,6 +116,9 @@ export class RegistryServer {
         maxMetaSize: cfg.database?.maxMetaSize ?? DEFAULT_MAX_META_SIZE,
         bodyLimit: settings.bodyLimit ?? 1024 * 1024,
         requestTimeoutMs: settings.requestTimeoutMs ?? 30_000,
+        ...(settings.firstSyncDeadlineMs !== undefined
+          ? { firstSyncDeadlineMs: settings.firstSyncDeadlineMs }
+          : {}),
       });
       const url = await app.listen({
         host: settings.address ?? "127.0.0.1",

@@ -141,7 +141,10 @@ export class Authenticator {
         reasons.push(`${p.name}: ${v.reason}`);
       }
       if (reasons.length === 0)
-        return { ok: false, reason: `no provider for issuer ${String(iss)}` };
+        return {
+          ok: false,
+          reason: `no provider for issuer ${typeof iss === "string" ? iss.slice(0, 200) : JSON.stringify(typeof iss)}`,
+        };
       return { ok: false, reason: reasons.join("; ") };
     }
     for (const p of this.providers) {

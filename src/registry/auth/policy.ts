@@ -9,9 +9,6 @@ import type { Action, Principal } from "../http/auth.js";
 import { containsClaims, hasClaims } from "./claims.js";
 import { resolveRoles, type AuthzSettings, type Role } from "./roles.js";
 
-/** Token claims that change from token to token and never take part in authorization. */
-const VOLATILE = new Set(["exp", "iat", "nbf", "jti", "auth_time", "at_hash", "c_hash", "nonce"]);
-
 const ROLE_OF: Record<Action["kind"], Role | undefined> = {
   readRegistry: undefined,
   manageEntries: "manageEntries",
@@ -105,8 +102,10 @@ export class ClaimsPolicy {
   }
 
   /**
-   * Partition of cached consumer answers. Callers with equal claims see equal entries. The key hashes the caller's stable claims, so
-   * it never grows with the number of tokens a caller obtains.
+   * Partition of cached consumer answers. Callers with equal claims see equal entries. The key
+   * hashes every claim that matching can use (a string or a list of strings, whatever its name:
+   * an entry may be published with `jti` or `nonce` claims); numeric claims such as `exp` and
+   * `iat` never match anything, so leaving them out keeps one partition per caller, not per token.
    */
   cacheScope(p: Principal): string {
     // Never "" (the public partition): in oauth mode every consumer answer is for
@@ -115,11 +114,16 @@ export class ClaimsPolicy {
     let scope = this.scopeCache.get(p);
     if (scope !== undefined) return scope;
     const stable = Object.keys(p.claims)
-      .filter((k) => !VOLATILE.has(k))
+      .filter((k) => matchable(p.claims[k]))
       .sort()
       .map((k) => [k, p.claims[k]]);
     scope = createHash("sha256").update(JSON.stringify(stable)).digest("base64url").slice(0, 22);
     this.scopeCache.set(p, scope);
     return scope;
   }
+}
+
+/** Whether a caller's claim value can satisfy a resource claim (see containsClaims). */
+function matchable(v: unknown): boolean {
+  return typeof v === "string" || (Array.isArray(v) && v.some((x) => typeof x === "string"));
 }

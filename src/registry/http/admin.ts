@@ -173,11 +173,13 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
           "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed.",
         params: NAME_PARAM,
         body: { type: "object", additionalProperties: true },
-        response: { 200: SOURCE_VIEW, 201: SOURCE_VIEW, ...ERRORS, 409: ERR, 415: ERR },
+        response: { 200: SOURCE_VIEW, 201: SOURCE_VIEW, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
       },
     },
     async (req, reply) => {
       const name = req.params.name;
+      // The role before the body: a caller without it costs no validation work.
+      authorizer.authorize(req.principal, { kind: "manageSources" });
       const body = bodyNamed(req.body, name);
       validate("Source", body, "source");
       const cfg = body as unknown as SourceConfig;
@@ -350,11 +352,12 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
           "The body is a registry as in the configuration file: `sources` (ordered names of existing sources) and optional `claims`. Registries from the configuration file cannot be changed (403).",
         params: NAME_PARAM,
         body: { type: "object", additionalProperties: true },
-        response: { 200: REGISTRY_VIEW, 201: REGISTRY_VIEW, ...ERRORS, 415: ERR },
+        response: { 200: REGISTRY_VIEW, 201: REGISTRY_VIEW, ...ERRORS, 413: ERR, 415: ERR },
       },
     },
     async (req, reply) => {
       const name = req.params.name;
+      authorizer.authorize(req.principal, { kind: "manageRegistries" });
       const body = bodyNamed(req.body, name);
       validate("Registry", body, "registry");
       const claims = claimsOf(body.claims);
@@ -377,7 +380,24 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
           `registry "${name}" is defined in the configuration file; change it there`,
         );
       }
-      const { created } = await store.putRegistry(name, body.sources as string[], claims, "api");
+      // A source the caller may not see is reported as unknown, exactly as a missing one is.
+      const sources = body.sources as string[];
+      const hidden = [];
+      for (const src of sources) {
+        const s = await store.getSource(src);
+        if (
+          s !== undefined &&
+          !authorizer.resourceVisible(req.principal, claimsOf(s.config.claims))
+        )
+          hidden.push(src);
+      }
+      if (hidden.length > 0) {
+        fail(
+          "ERR_INVALID_RESOURCE",
+          `registry "${name}" names unknown source(s): ${hidden.join(", ")}`,
+        );
+      }
+      const { created } = await store.putRegistry(name, sources, claims, "api");
       return reply
         .code(created ? 201 : 200)
         .send(registryView((await store.getRegistry(name)) as RegistryRecord));

@@ -97,6 +97,9 @@ function parseLimit(v: string | undefined): number {
   return Number(v);
 }
 
+/** No entry was updated before the store existed: earlier dates select everything. */
+const EPOCH = new Date(0);
+
 function parseSince(v: string | undefined): Date | undefined {
   if (v === undefined) return undefined;
   const d = new Date(v);
@@ -106,7 +109,8 @@ function parseSince(v: string | undefined): Date | undefined {
       `updated_since must be an RFC 3339 date-time such as 2025-01-31T12:00:00Z, got "${v}"`,
     );
   }
-  return d;
+  // PostgreSQL has no year 0 (and JavaScript has): clamp, as the answer is the same.
+  return d < EPOCH ? EPOCH : d;
 }
 
 export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void {
@@ -166,11 +170,8 @@ export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void
       async (req, reply) => {
         const reg = await registryFor(req, req.params.registry);
         const q = req.query;
-        const scope = authorizer.cacheScope(req.principal);
-        const key = `L\0${scope}\0${reg.name}\0${q.cursor ?? ""}\0${q.limit ?? ""}\0${q.search ?? ""}\0${q.updated_since ?? ""}\0${q.version ?? ""}`;
-        const hit = views.get(key);
-        if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
-        const gen = store.generation;
+        // Every parameter is checked before the cache is asked: a bad one is refused whether
+        // or not an answer is cached under a key it resembles.
         const limit = parseLimit(q.limit);
         const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
         if (q.cursor !== undefined && after === undefined) {
@@ -186,6 +187,11 @@ export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void
           fail("ERR_INVALID_PARAMETER", "search is limited to 200 characters");
         }
         const since = parseSince(q.updated_since);
+        const scope = authorizer.cacheScope(req.principal);
+        const key = `L\0${scope}\0${reg.name}\0${q.cursor ?? ""}\0${limit}\0${q.search ?? ""}\0${since?.toISOString() ?? ""}\0${q.version ?? ""}`;
+        const hit = views.get(key);
+        if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
+        const gen = store.generation;
         // A page is `limit` visible entries: when the filter hides rows, read further batches
         // until the page is full or the rows run out. The cursor is the last entry shown, so it
         // never names a hidden one.
@@ -356,6 +362,15 @@ export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void
           registry: reg.name,
           ...(entry.claims !== undefined ? { entryClaims: entry.claims } : {}),
         });
+        // The managed source is served last (views.ts): a name another source of this registry
+        // serves would never be shown, so it is refused rather than stored unseen.
+        const others = reg.sources.filter((src) => src !== managed);
+        if (others.length > 0 && (await store.listVersions(others, entry.name)).length > 0) {
+          fail(
+            "ERR_NAME_TAKEN",
+            `registry "${reg.name}" serves ${entry.name} from another source; publish another name`,
+          );
+        }
         const stored = await store.publish(managed, entry);
         return reply
           .code(201)
@@ -399,18 +414,26 @@ export function registerConsumer(app: FastifyInstance, deps: ConsumerDeps): void
         const target = (await store.listVersions([managed], req.params.name)).find(
           (e) => e.version === req.params.version,
         );
+        const notFound = (): never =>
+          fail(
+            "ERR_VERSION_NOT_FOUND",
+            `the managed source of "${reg.name}" has no ${req.params.name} version ${req.params.version}`,
+          );
+        // A version the caller may not manage answers as a missing one: no existence oracle.
+        if (
+          target === undefined ||
+          (target.claims !== undefined &&
+            !deps.authorizer.entryVisible(req.principal, target.claims))
+        ) {
+          notFound();
+        }
         deps.authorizer.authorize(req.principal, {
           kind: "manageEntries",
           registry: reg.name,
           ...(target?.claims !== undefined ? { entryClaims: target.claims } : {}),
         });
         const ok = await store.deleteVersion(managed, req.params.name, req.params.version);
-        if (!ok) {
-          fail(
-            "ERR_VERSION_NOT_FOUND",
-            `the managed source of "${reg.name}" has no ${req.params.name} version ${req.params.version}`,
-          );
-        }
+        if (!ok) notFound();
         return reply.code(204).send();
       },
     );
@@ -442,6 +465,18 @@ const SERVER_FIELDS = new Set([
   "_meta",
 ]);
 
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function isHttpUrl(url: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** The entry a publish payload describes; 400 / 413 on a bad payload. */
 export function publishedEntry(body: unknown, maxMetaSize: number): ServerEntry {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
@@ -456,15 +491,8 @@ export function publishedEntry(body: unknown, maxMetaSize: number): ServerEntry 
     if (b[f] !== undefined && typeof b[f] !== "string")
       fail("ERR_INVALID_ENTRY", `${f} must be a string`);
   }
-  if (typeof b.url === "string") {
-    const url = b.url;
-    let ok: boolean;
-    try {
-      ok = ["http:", "https:"].includes(new URL(url).protocol);
-    } catch {
-      ok = false;
-    }
-    if (!ok) fail("ERR_INVALID_ENTRY", `url must be an http(s) URL, got "${url}"`);
+  if (typeof b.url === "string" && !isHttpUrl(b.url)) {
+    fail("ERR_INVALID_ENTRY", `url must be an http(s) URL, got "${b.url.slice(0, 200)}"`);
   }
   if (b._meta !== undefined) {
     if (b._meta === null || typeof b._meta !== "object" || Array.isArray(b._meta)) {
@@ -476,8 +504,15 @@ export function publishedEntry(body: unknown, maxMetaSize: number): ServerEntry 
     }
   }
   for (const f of ["packages", "remotes", "icons"]) {
-    if (b[f] !== undefined && !Array.isArray(b[f]))
-      fail("ERR_INVALID_ENTRY", `${f} must be a list`);
+    if (b[f] === undefined) continue;
+    if (!Array.isArray(b[f])) fail("ERR_INVALID_ENTRY", `${f} must be a list`);
+    if (!(b[f] as unknown[]).every(isObject)) fail("ERR_INVALID_ENTRY", `${f} must be objects`);
+  }
+  // A remote is what clients connect to: an http(s) URL, never javascript: or file:.
+  for (const [i, r] of ((b.remotes as Record<string, unknown>[] | undefined) ?? []).entries()) {
+    if (typeof r.type !== "string" || typeof r.url !== "string" || !isHttpUrl(r.url)) {
+      fail("ERR_INVALID_ENTRY", `remotes[${i}] needs a type and an http(s) url`);
+    }
   }
   let claims: Record<string, string | string[]> | undefined;
   if (b.claims !== undefined) {

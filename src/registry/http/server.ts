@@ -8,8 +8,9 @@ import Fastify, {
 } from "fastify";
 import swagger from "@fastify/swagger";
 import type { Logger } from "pino";
-import { isMcpfleetError, type ErrorCode } from "../../errors.js";
+import { isMcpfleetError, McpfleetError, type ErrorCode } from "../../errors.js";
 import { projectVersion } from "../../project.js";
+import { jsonLimitProblem } from "../formats/bounds.js";
 import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
 import { registerAuthRoutes } from "../auth/routes.js";
@@ -31,7 +32,18 @@ export interface HttpOptions {
   bodyLimit: number;
   /** Time limit of one request in milliseconds (0: none). */
   requestTimeoutMs: number;
+  /**
+   * How long /readiness waits for the first sync of every source, in milliseconds: a source
+   * that never finishes (a slow or hostile upstream) must not keep the server out of service.
+   */
+  firstSyncDeadlineMs?: number;
 }
+
+/** Longest path parameter (a server name is at most 200 characters, a version 255). */
+const MAX_PARAM_LENGTH = 500;
+
+/** Seconds a client should wait before retrying while the store is unavailable. */
+const RETRY_AFTER_SECONDS = "5";
 
 // The spec's public paths. /metrics is not among them: in oauth mode it needs a token unless
 // auth.publicPaths lists it (as scrapers usually need).
@@ -73,6 +85,16 @@ function fastifyErrorCode(err: FastifyError): ErrorCode {
   return "ERR_INTERNAL";
 }
 
+/**
+ * A PostgreSQL error caused by the data of a request (SQLSTATE class 22, data exception: a
+ * value out of range, a character the database cannot store). Input checks should catch these
+ * first; this keeps one that slips through a client error rather than a 500.
+ */
+function isDataException(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && /^22[0-9A-Z]{3}$/.test(code);
+}
+
 export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = opts.log;
   const app: FastifyInstance = Fastify({
@@ -82,9 +104,25 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     requestTimeout: opts.requestTimeoutMs,
     return503OnClosing: true,
     forceCloseConnections: "idle",
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // URLs the router cannot take apart (bad percent-encoding, an over-long parameter) get a
+    // problem like every other client error, not Fastify's own body.
+    frameworkErrors: (err, _req, reply) => {
+      void sendProblem(
+        reply,
+        problemOf(
+          "ERR_INVALID_PARAMETER",
+          err.code === "FST_ERR_MAX_PARAM_LENGTH"
+            ? `a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+            : "the URL is not validly percent-encoded",
+        ),
+      );
+    },
   });
   app.decorateRequest("principal", null as never);
+  // Bodies are JSON only: without this, Fastify's text/plain parser would hand a string to the
+  // routes, which then answer 400 instead of 415.
+  app.removeContentTypeParser("text/plain");
   app.addSchema(PROBLEM_SCHEMA);
 
   await app.register(swagger, {
@@ -117,6 +155,22 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     req.principal = isPublic(path, extraPublic)
       ? { anonymous: true, claims: {} }
       : await opts.authorizer.authenticate(req);
+    // The store cannot hold U+0000, and no name, version or parameter contains one.
+    if (/%00/i.test(req.url) || req.url.includes("\u0000")) {
+      throw new McpfleetError("ERR_INVALID_PARAMETER", "the request URL contains a NUL character");
+    }
+  });
+
+  // Structural limits of every body before any route looks at it: authentication has run (an
+  // anonymous caller of a protected route never gets here) and the walk is linear in the body.
+  app.addHook("preValidation", (req, _reply, done) => {
+    const problem =
+      req.body === undefined || req.body === null ? undefined : jsonLimitProblem(req.body);
+    done(
+      problem === undefined
+        ? undefined
+        : new McpfleetError("ERR_INPUT_LIMIT", `request body: ${problem}`),
+    );
   });
 
   // While shutting down, answers close their connections so keep-alive clients move on and
@@ -137,17 +191,40 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     opts.metrics.requestSeconds.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
 
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
+    const instance = req.url.split("?")[0];
     if (isMcpfleetError(err)) {
       if (err.status >= 500) req.log.error({ err }, "request failed");
-      return sendProblem(reply, problemOf(err.code, err.message, req.url.split("?")[0]));
+      if (err.status === 503) reply.header("retry-after", RETRY_AFTER_SECONDS);
+      return sendProblem(reply, problemOf(err.code, err.message, instance));
     }
     const code = fastifyErrorCode(err);
+    if (code === "ERR_INTERNAL" && isDataException(err)) {
+      req.log.warn({ err }, "the store refused a value of the request");
+      return sendProblem(
+        reply,
+        problemOf("ERR_BAD_REQUEST", "the request holds a value the store cannot keep", instance),
+      );
+    }
+    if (
+      code === "ERR_INTERNAL" &&
+      !(await opts.store.ping().then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      req.log.error({ err }, "request failed: the store is unavailable");
+      reply.header("retry-after", RETRY_AFTER_SECONDS);
+      return sendProblem(
+        reply,
+        problemOf("ERR_STORE_UNAVAILABLE", "the store is unavailable; retry later", instance),
+      );
+    }
     if (code === "ERR_INTERNAL") {
       req.log.error({ err }, "request failed");
       return sendProblem(
         reply,
-        problemOf(code, "the server failed to answer; see its log", req.url),
+        problemOf(code, "the server failed to answer; see its log", instance),
       );
     }
     let detail = err.message;
@@ -156,7 +233,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     if (code === "ERR_UNSUPPORTED_MEDIA_TYPE") detail = "send the body as application/json";
     if (code === "ERR_BAD_REQUEST" && err instanceof SyntaxError)
       detail = `malformed JSON body: ${err.message}`;
-    return sendProblem(reply, problemOf(code, detail, req.url));
+    return sendProblem(reply, problemOf(code, detail, instance));
   });
 
   app.setNotFoundHandler((req, reply) =>
@@ -184,6 +261,8 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     },
     () => Promise.resolve({ status: "ok" }),
   );
+  const startedAt = Date.now();
+  const firstSyncDeadline = opts.firstSyncDeadlineMs ?? 120_000;
   app.get(
     "/readiness",
     {
@@ -191,34 +270,29 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
         ...pub,
         summary: "Readiness probe",
         description:
-          "200 when the store answers and every synced source has completed its first sync attempt; else 503.",
+          "200 when the store answers and every synced source has completed its first sync attempt (or the first-sync deadline has passed); else 503 with Retry-After. The reason is in the server's log, not in the answer.",
         response: {
-          200: { type: "object", properties: { status: { type: "string" } } },
-          503: {
-            type: "object",
-            properties: {
-              status: { type: "string" },
-              reason: { type: "string" },
-              pending: { type: "array", items: { type: "string" } },
-            },
-          },
+          200: { type: "object", properties: { status: { type: "string", const: "ready" } } },
+          503: { type: "object", properties: { status: { type: "string", const: "not ready" } } },
         },
       },
     },
-    async (_req, reply) => {
+    async (req, reply) => {
+      const notReady = (reason: string, err?: unknown) => {
+        req.log.warn({ err, reason }, "not ready");
+        return reply
+          .code(503)
+          .header("retry-after", RETRY_AFTER_SECONDS)
+          .header("cache-control", "no-store")
+          .send({ status: "not ready" });
+      };
       try {
         await opts.store.ping();
       } catch (err) {
-        return reply
-          .code(503)
-          .send({ status: "not ready", reason: `store unreachable: ${(err as Error).message}` });
+        return notReady("store unreachable", err);
       }
-      if (!opts.scheduler.allAttempted()) {
-        return reply.code(503).send({
-          status: "not ready",
-          reason: "first sync pending",
-          pending: opts.scheduler.pending(),
-        });
+      if (!opts.scheduler.allAttempted() && Date.now() - startedAt < firstSyncDeadline) {
+        return notReady(`first sync pending: ${opts.scheduler.pending().join(", ")}`);
       }
       return { status: "ready" };
     },

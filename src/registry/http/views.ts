@@ -33,9 +33,27 @@ export class ViewCache {
     const hit = this.registries.get(name);
     if (hit !== undefined) return hit ?? undefined;
     const gen = this.generation;
-    const r = await this.store.getRegistry(name);
+    const found = await this.store.getRegistry(name);
+    const r = found === undefined ? undefined : await this.servingOrder(found);
     if (gen === this.store.generation) this.registries.set(name, r ?? null);
     return r;
+  }
+
+  /**
+   * The registry with its sources in serving order: the configured order, except that the
+   * managed source comes last. A name is served from the first source that has it, so a
+   * publisher can add names but never replace or hide one a synced or Kubernetes source
+   * provides, wherever the managed source is listed (docs/registry.md, "Name ownership").
+   */
+  private async servingOrder(r: RegistryRecord): Promise<RegistryRecord> {
+    const managed = new Set(
+      (await this.store.listSources()).filter((s) => s.kind === "managed").map((s) => s.name),
+    );
+    const sources = [
+      ...r.sources.filter((s) => !managed.has(s)),
+      ...r.sources.filter((s) => managed.has(s)),
+    ];
+    return { ...r, sources };
   }
 
   get(key: string): CachedBody | undefined {
@@ -84,7 +102,10 @@ export function decodeCursor(c: string): { name: string; version: string } | und
       Array.isArray(v) &&
       v.length === 2 &&
       typeof v[0] === "string" &&
-      typeof v[1] === "string"
+      typeof v[1] === "string" &&
+      v[0].length <= 200 &&
+      v[1].length <= 255 &&
+      !`${v[0]}${v[1]}`.includes("\u0000")
     ) {
       return { name: v[0], version: v[1] };
     }
