@@ -59,10 +59,11 @@ export function issueLine(
   severity: "error" | "warning",
   color = false,
 ): string {
-  const where = paint(color, ANSI.bold, `${r.file}:${issue.line}:${issue.column}`);
+  // The text is made one line before it is painted: escaping after would escape the colours.
+  const where = paint(color, ANSI.bold, oneLine(`${r.file}:${issue.line}:${issue.column}`));
   const level = severity === "warning" ? `(${issue.level}, warning)` : `(${issue.level})`;
   const tail = paint(color, severity === "warning" ? ANSI.yellow : ANSI.red, level);
-  return oneLine(`${where}: ${resourceLabel(r)}: ${issue.path || "-"}: ${issue.message} `) + tail;
+  return `${where}: ${oneLine(`${resourceLabel(r)}: ${issue.path || "-"}: ${issue.message}`)} ${tail}`;
 }
 
 function byPosition(a: Issue, b: Issue): number {
