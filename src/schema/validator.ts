@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type * as AjvModule from "ajv/dist/2020.js";
 import type { Ajv2020, ErrorObject, KeywordCxt, ValidateFunction } from "ajv/dist/2020.js";
 import { escapeSegment } from "../json-pointer.js";
+import { didYouMean } from "../suggest.js";
 import { type CelValueCache, ruleEvaluator } from "./cel.js";
 import { type Kind, kindSchemaId } from "./kinds.js";
 import {
@@ -32,7 +33,7 @@ export interface SchemaIssue {
   path: string;
   message: string;
   level: IssueLevel;
-  /** Set on fields the schema does not declare (warnings unless --strict). */
+  /** Set on fields the schema does not declare (see --unknown-fields). */
   unknownField?: boolean;
 }
 
@@ -345,6 +346,13 @@ function typeOf(value: unknown): string {
   return typeof value;
 }
 
+/** The properties declared beside an unknown field: what a misspelt key most likely meant. */
+function declaredProperties(error: ErrorObject): string[] {
+  // Not only the unset ones: defaults are already filled in when the error is found.
+  const properties = error.parentSchema?.properties as unknown;
+  return properties !== null && typeof properties === "object" ? Object.keys(properties) : [];
+}
+
 function toIssue(error: ErrorObject): SchemaIssue {
   const at = error.instancePath;
   const params = error.params as Record<string, unknown>;
@@ -357,13 +365,15 @@ function toIssue(error: ErrorObject): SchemaIssue {
         message: `missing required field "${String(params.missingProperty)}"`,
         level: "schema",
       };
-    case "unevaluatedProperties":
+    case "unevaluatedProperties": {
+      const field = String(params.unevaluatedProperty);
       return {
-        path: `${at}/${escapeSegment(String(params.unevaluatedProperty))}`,
-        message: `unknown field "${String(params.unevaluatedProperty)}"`,
+        path: `${at}/${escapeSegment(field)}`,
+        message: `unknown field "${field}"${didYouMean(field, declaredProperties(error))}`,
         level: "schema",
         unknownField: true,
       };
+    }
     case "enum": {
       const allowed = (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ");
       return { path: at, message: `must be one of: ${allowed}`, level: "schema" };

@@ -1,6 +1,9 @@
-// `--kube`: core Kubernetes kinds validated against Kubernetes' published OpenAPI schemas, as
-// compiled into the kubernetes-models package. A model class is imported only when a document
-// of its kind is met; kinds the package does not know (other CRDs) are skipped.
+// Core Kubernetes kinds validated against Kubernetes' published OpenAPI schemas, as compiled
+// into the kubernetes-models package. A model class is imported only when a document of its
+// kind is met, so a run without core kinds pays nothing for them.
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { escapeSegment } from "../json-pointer.js";
 
 interface ModelClass {
@@ -24,6 +27,63 @@ export interface KubeIssue {
 const GROUP_VERSION =
   /^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
 const KIND = /^[A-Z][A-Za-z0-9]*$/;
+
+const GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+let packageRoot: string | undefined;
+
+/** The kubernetes-models package's directory: one directory per group, then per version. */
+function modelsRoot(): string {
+  return (packageRoot ??= dirname(fileURLToPath(import.meta.resolve("kubernetes-models"))));
+}
+
+/**
+ * Whether `group` is one of Kubernetes' own API groups (the core group "", apps, batch,
+ * rbac.authorization.k8s.io, ...): those kubernetes-models has schemas for. A kind of such a
+ * group that it lacks is a misspelling (or newer than the package), not another project's CRD.
+ */
+export function isKubeGroup(group: string): boolean {
+  return group === "" || (GROUP.test(group) && existsSync(join(modelsRoot(), group)));
+}
+
+/** The model names of an API version (kinds and the types inside them), for "did you mean". */
+export function kubeKindsOf(apiVersion: string): string[] {
+  if (!GROUP_VERSION.test(apiVersion)) return [];
+  try {
+    return readdirSync(join(modelsRoot(), apiVersion))
+      .filter((f) => f.endsWith(".js") && f !== "index.js")
+      .map((f) => f.slice(0, -3));
+  } catch {
+    return [];
+  }
+}
+
+/** The API versions that have `kind` (`apps/v1` for a Deployment), in every group. */
+export function kubeVersionsOf(kind: string): string[] {
+  if (!KIND.test(kind)) return [];
+  const root = modelsRoot();
+  const version = /^v[0-9]+((alpha|beta)[0-9]+)?$/;
+  const found: string[] = [];
+  const look = (dir: string, prefix: string) => {
+    for (const v of readdirSync(dir).filter((e) => version.test(e))) {
+      if (existsSync(join(dir, v, `${kind}.js`))) found.push(prefix + v);
+    }
+  };
+  try {
+    look(root, "");
+    for (const group of readdirSync(root).filter((e) => e.includes(".") || GROUP.test(e))) {
+      if (version.test(group) || group.startsWith("_") || group.includes(".js")) continue;
+      const dir = join(root, group);
+      if (existsSync(join(dir, "index.js"))) look(dir, `${group}/`);
+    }
+  } catch {
+    // An unreadable package leaves the suggestion out, nothing more.
+  }
+  // The package keeps versions current clusters no longer serve (apps/v1beta1): the stable
+  // ones, where there are, are the answer.
+  const stable = found.filter((v) => /(^|\/)v[0-9]+$/.test(v));
+  return stable.length > 0 ? stable : found;
+}
 
 const models = new Map<string, Promise<ModelClass | undefined>>();
 

@@ -50,13 +50,20 @@ export interface Report {
 export interface ValidateOptions {
   /** Namespace assumed where metadata has none. */
   namespace: string;
-  /** Unknown fields are errors instead of warnings. */
+  /** What an unknown field (one the schema does not declare) is: an error, a warning, or nothing. */
+  unknownFields: UnknownFields;
+  /** Unknown fields are errors: the default now, kept for compatibility; overrides unknownFields. */
   strict: boolean;
+  /**
+   * Skip documents of kinds no schema is known for (other API groups' kinds, core kinds
+   * kubernetes-models lacks) instead of reporting each as an error.
+   */
+  ignoreMissingSchemas: boolean;
   /** Missing references are warnings instead of errors. */
   allowMissingRefs: boolean;
   /** Treat every document as a registry-server configuration file. */
   registryConfig: boolean;
-  /** Validate core Kubernetes kinds against Kubernetes' OpenAPI schemas. */
+  /** Validate core Kubernetes kinds against Kubernetes' OpenAPI schemas (else skip them). */
   kube: boolean;
   /** Files larger than this are refused (bytes). */
   maxFileBytes: number;
@@ -71,14 +78,21 @@ export interface ValidateOptions {
    * results are the same either way.
    */
   threads?: number;
+  /** Called before each input is read with how many are done, for a progress display. */
+  onProgress?: (done: number, total: number) => void;
 }
+
+export const UNKNOWN_FIELDS = ["error", "warn", "ignore"] as const;
+export type UnknownFields = (typeof UNKNOWN_FIELDS)[number];
 
 export const DEFAULT_OPTIONS: ValidateOptions = {
   namespace: "default",
+  unknownFields: "error",
   strict: false,
+  ignoreMissingSchemas: false,
   allowMissingRefs: false,
   registryConfig: false,
-  kube: false,
+  kube: true,
   maxFileBytes: 16 * 1024 * 1024,
   maxDepth: 64,
   maxAliasCount: 100,

@@ -15,8 +15,10 @@ import {
   KINDS,
   SERVED_VERSIONS,
 } from "../schema/index.js";
+import { didYouMean } from "../suggest.js";
 import { issueLine } from "./format.js";
-import { validateKube } from "./kube.js";
+import { type ForeignVerdict, foreignVerdict } from "./foreign.js";
+import { notAResource, templateIssue } from "./hints.js";
 import { type ResourceFacts, resourceFacts } from "./reference-facts.js";
 import { type ReferencePattern, referencePatternsOf } from "./reference-table.js";
 import { ReferenceLevel } from "./references.js";
@@ -109,6 +111,7 @@ export async function validatePaths(
   const inputs = collectInputs(paths.length > 0 ? paths : ["."]);
   const pooled = await validateInPool(inputs, opts, set);
   for (const [i, input] of inputs.entries()) {
+    opts.onProgress?.(i, inputs.length);
     if (isInputError(input)) {
       results.push(fileResult(input.name, input.error, "io"));
       continue;
@@ -139,7 +142,7 @@ export async function validatePaths(
 export interface PoolTask {
   name: string;
   path: string;
-  options: Omit<ValidateOptions, "stdin">;
+  options: Omit<ValidateOptions, "stdin" | "onProgress">;
 }
 
 /** A resource of ours validated in a worker: its facts for the reference level, and its place. */
@@ -205,7 +208,7 @@ async function validateInPool(
   if (opts.threads === undefined || opts.threads < 2 || set !== defaultSchemaSet())
     return undefined;
   const files: { index: number; task: PoolTask }[] = [];
-  const { stdin: _stdin, ...options } = opts;
+  const { stdin: _stdin, onProgress: _onProgress, ...options } = opts;
   inputs.forEach((input, index) => {
     if (isInputError(input) || input.path === STDIN_PATH) return;
     files.push({ index, task: { name: input.name, path: input.path, options } });
@@ -270,7 +273,7 @@ async function validateText(file: string, text: string, ctx: Context): Promise<R
     const doc = docs[d]!;
     if (doc.empty) continue;
     if (doc.value === undefined) {
-      results.push(unparsedResult(file, doc));
+      results.push(unparsedResult(file, doc, text));
       continue;
     }
     const units = unitsOf(file, doc);
@@ -286,10 +289,14 @@ async function validateText(file: string, text: string, ctx: Context): Promise<R
   return results;
 }
 
-/** The result of a document that did not parse: its syntax errors and warnings. */
-function unparsedResult(file: string, doc: ParsedDocument): ResourceResult {
+/**
+ * The result of a document that did not parse: its syntax errors and warnings, or for a
+ * template (a Helm chart's file) the one error that says so.
+ */
+function unparsedResult(file: string, doc: ParsedDocument, text: string): ResourceResult {
   const unit = newUnit(file, doc, "", undefined, doc.start);
-  addIssues(unit, doc.errors, "error");
+  const template = doc.errors.length > 0 ? templateIssue(text, doc.range) : undefined;
+  addIssues(unit, template === undefined ? doc.errors : [template], "error");
   addIssues(unit, doc.warnings, "warning");
   return unit.result;
 }
@@ -349,6 +356,11 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
       ? ctx.namespaceOf(metadata.namespace)
       : ctx.options.namespace;
   if (typeof apiVersion !== "string" || typeof kind !== "string" || !apiVersion || !kind) {
+    const other = notAResource(unit.result.file, value);
+    if (other !== undefined) {
+      addIssue(unit, "", other, "schema");
+      return;
+    }
     typeMetaIssue(unit, "apiVersion", apiVersion);
     typeMetaIssue(unit, "kind", kind);
     return;
@@ -358,20 +370,23 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
   const group = slash === -1 ? "" : apiVersion.slice(0, slash);
   if (group === API_GROUP) {
     if (ownKind === undefined) {
-      addIssue(
-        unit,
-        "/kind",
-        `unknown kind "${kind}" in API group ${API_GROUP}; the kinds are ${KINDS.join(", ")}`,
-        "schema",
-      );
+      const suggestion = didYouMean(kind, KINDS);
+      const known = suggestion === "" ? `; the kinds are ${KINDS.join(", ")}` : suggestion;
+      addIssue(unit, "/kind", `unknown kind "${kind}" in API group ${API_GROUP}${known}`, "schema");
       return;
     }
     validateOwn(unit, ownKind, apiVersion, value, ctx);
     return;
   }
-  if (ctx.options.kube) return validateWithKube(unit, apiVersion, kind, value);
-  unit.result.skipped = true;
+  const verdict = foreignVerdict(apiVersion, kind, value, ctx.options);
+  if (verdict instanceof Promise) return verdict.then((v) => settleForeign(unit, v));
+  settleForeign(unit, verdict);
   return undefined;
+}
+
+function settleForeign(unit: Unit, verdict: ForeignVerdict): void {
+  if (verdict === "skipped") unit.result.skipped = true;
+  else for (const i of verdict) addIssue(unit, i.path, i.message, "schema");
 }
 
 /** The issue, if any, of `apiVersion` or `kind` (`field`) having `v` as its value. */
@@ -383,17 +398,6 @@ function typeMetaIssue(unit: Unit, field: "apiVersion" | "kind", v: unknown): vo
   }
 }
 
-async function validateWithKube(
-  unit: Unit,
-  apiVersion: string,
-  kind: string,
-  value: Record<string, unknown>,
-): Promise<void> {
-  const issues = await validateKube(apiVersion, kind, value);
-  if (issues === undefined) unit.result.skipped = true;
-  else for (const i of issues) addIssue(unit, i.path, i.message, "schema");
-}
-
 function addSchemaIssues(
   unit: Unit,
   issues: readonly SchemaIssue[],
@@ -402,6 +406,7 @@ function addSchemaIssues(
   covered: readonly ConfigIssue[] = [],
 ): void {
   if (issues.length === 0) return;
+  const unknownSeverity = unknownFieldSeverity(ctx.options);
   // A rule over a value that already fails its schema (a string where a list belongs, a
   // malformed duration) cannot be evaluated meaningfully: its message would mislead.
   const schemaPaths = new Set(
@@ -411,15 +416,17 @@ function addSchemaIssues(
     if (coveredCelIssue(issue, base, covered)) continue;
     if (issue.level === "cel" && schemaPaths.has(issue.path)) continue;
     const unknown = issue.unknownField === true;
-    addIssue(
-      unit,
-      issue.path,
-      issue.message,
-      issue.level,
-      unknown && !ctx.options.strict ? "warning" : "error",
-      unknown ? "key" : "value",
-    );
+    const severity = unknown ? unknownSeverity : "error";
+    if (severity === undefined) continue;
+    addIssue(unit, issue.path, issue.message, issue.level, severity, unknown ? "key" : "value");
   }
+}
+
+/** How an unknown field is reported: `--strict` (kept for compatibility) makes it an error. */
+function unknownFieldSeverity(options: ValidateOptions): "error" | "warning" | undefined {
+  if (options.strict) return "error";
+  if (options.unknownFields === "ignore") return undefined;
+  return options.unknownFields === "warn" ? "warning" : "error";
 }
 
 function addConfigIssues(unit: Unit, base: string, issues: readonly ConfigIssue[]): void {
@@ -541,17 +548,20 @@ function validateEmbeddedConfig(unit: Unit, pointer: string, text: string, ctx: 
   const schemaPaths = new Set(
     schemaIssues.filter((i) => i.level === "schema" && i.unknownField !== true).map((i) => i.path),
   );
+  const unknownSeverity = unknownFieldSeverity(ctx.options);
   for (const issue of schemaIssues) {
     if (coveredCelIssue(issue, "", covered)) continue;
     if (issue.level === "cel" && schemaPaths.has(issue.path)) continue;
     const unknown = issue.unknownField === true;
+    const severity = unknown ? unknownSeverity : "error";
+    if (severity === undefined) continue;
     report(
       {
         ...position(issue.path, unknown ? "key" : "value"),
         message: issue.message,
         level: issue.level,
       },
-      unknown && !ctx.options.strict ? "warning" : "error",
+      severity,
       issue.path,
     );
   }
@@ -583,9 +593,13 @@ export function summarise(results: readonly ResourceResult[]): Summary {
   return summary;
 }
 
-/** 2 when a path could not be read, else 1 when anything is invalid, else 0. */
-export function exitCode(report: Report): number {
+/**
+ * 2 when a path could not be read, else 1 when anything is invalid or nothing was found (unless
+ * `allowEmpty`: an empty input in CI is most often a pipeline that rendered nothing), else 0.
+ */
+export function exitCode(report: Report, { allowEmpty = false } = {}): number {
   if (report.resources.some((r) => r.errors.some((e) => e.level === "io"))) return EXIT_USAGE_OR_IO;
+  if (report.resources.length === 0 && !allowEmpty) return EXIT_INVALID;
   return report.summary.invalid > 0 ? EXIT_INVALID : EXIT_VALID;
 }
 

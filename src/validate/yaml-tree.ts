@@ -5,6 +5,7 @@
 import type { Document, LineCounter as LineCounterType, Node, YAMLError } from "yaml";
 import { yamlPackage } from "../yaml-package.js";
 import type { Issue } from "./types.js";
+import { parseHint } from "./hints.js";
 import {
   type LocateTarget,
   type ParsedDocument,
@@ -127,12 +128,14 @@ function parseIssues(
   let more = 0;
   for (const e of found) {
     const at = lineCol(counter, e.pos[0]);
+    const duplicate = e.code === "DUPLICATE_KEY" ? keyTextAt(text, e.pos[0]) : undefined;
     const message =
-      e.code === "DUPLICATE_KEY"
-        ? `duplicate key ${keyTextAt(text, e.pos[0])}: keys of a mapping must be unique`
+      duplicate !== undefined
+        ? `duplicate key ${duplicate}: keys of a mapping must be unique` +
+          parseHint(e.code, { text: duplicate, column: at.column })
         : /call stack|stack overflow/i.test(e.message)
           ? "the document nests too deeply for the YAML parser (it ran out of stack)"
-          : firstLine(e.message);
+          : firstLine(e.message) + parseHint(e.code);
     const key = `${at.line}:${at.column}:${message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -63,11 +63,12 @@ describe("shared/data/reference-resources (docs/compat.md)", () => {
     for (const file of files) {
       const report = await validatePaths([join(REFERENCE_RESOURCES, file)], {
         allowMissingRefs: true,
+        ignoreMissingSchemas: true,
       });
       for (const i of issues(report)) {
         found.push({
           key: `${file} | ${i.resource} | ${i.path}`,
-          level: i.level,
+          level: i.message.startsWith("unknown field ") ? "unknown field" : i.level,
           severity: i.severity,
         });
       }
@@ -78,12 +79,7 @@ describe("shared/data/reference-resources (docs/compat.md)", () => {
 
   it("gives exactly the schema and CEL issues docs/compat.md lists, one file at a time", async () => {
     const found = await perFile();
-    const actual = found
-      .filter((f) => f.level !== "reference")
-      .map((f) => {
-        const level = f.severity === "warning" ? "unknown field" : f.level;
-        return `${f.key} | ${level}`;
-      });
+    const actual = found.filter((f) => f.level !== "reference").map((f) => `${f.key} | ${f.level}`);
     const documented = documentedExceptions();
     expect(actual.filter((a) => !documented.includes(a))).toEqual([]);
     expect(documented.filter((d) => !actual.includes(d))).toEqual([]);
@@ -97,7 +93,10 @@ describe("shared/data/reference-resources (docs/compat.md)", () => {
   });
 
   it("as one set: the same issues plus duplicates between the independent examples", async () => {
-    const report = await validatePaths([REFERENCE_RESOURCES], { allowMissingRefs: true });
+    const report = await validatePaths([REFERENCE_RESOURCES], {
+      allowMissingRefs: true,
+      ignoreMissingSchemas: true,
+    });
     const reference = issues(report).filter((i) => i.level === "reference");
     for (const i of reference) {
       expect(i.message).toMatch(/^duplicate |not found in namespace/);
@@ -105,18 +104,31 @@ describe("shared/data/reference-resources (docs/compat.md)", () => {
     expect(reference.filter((i) => i.message.startsWith("duplicate ")).length).toBeGreaterThan(0);
     const others = issues(report).filter((i) => i.level !== "reference");
     expect(others).toHaveLength(documentedExceptions().length);
-    // Documents of other kinds (Secrets, Services, ...) are skipped, not errors.
+    // Another group's kind (a RedisFailover) is skipped, not an error, when asked to.
     expect(report.summary.skipped).toBeGreaterThan(0);
     expect(report.resources.filter((r) => r.skipped).every((r) => r.errors.length === 0)).toBe(
       true,
     );
   });
 
-  it("core kinds among them are valid Kubernetes objects (--kube)", async () => {
-    const report = await validatePaths([REFERENCE_RESOURCES], {
+  it("without --ignore-missing-schemas, only the kinds of other groups are added as errors", async () => {
+    const report = await validatePaths([REFERENCE_RESOURCES], { allowMissingRefs: true });
+    const lenient = await validatePaths([REFERENCE_RESOURCES], {
       allowMissingRefs: true,
-      kube: true,
+      ignoreMissingSchemas: true,
     });
+    const key = (i: { file: string; resource: string; path: string; message: string }) =>
+      `${i.file} ${i.resource} ${i.path} ${i.message}`;
+    const before = new Set(issues(lenient).map(key));
+    const added = issues(report).filter((i) => !before.has(key(i)));
+    expect(added.map((i) => `${i.resource} ${i.message.split(":")[0]}`)).toEqual([
+      "RedisFailover/redis no schema for RedisFailover of databases.spotahome.com/v1",
+    ]);
+    expect(report.summary.skipped).toBe(lenient.summary.skipped - 1);
+  });
+
+  it("core kinds among them are valid Kubernetes objects (validated by default)", async () => {
+    const report = await validatePaths([REFERENCE_RESOURCES], { allowMissingRefs: true });
     const core = report.resources.filter((r) =>
       ["Secret", "ConfigMap", "Service", "StatefulSet", "ServiceAccount", "Namespace"].includes(
         r.kind,

@@ -33,7 +33,8 @@ const TEXT = [
 
 let cached: Report | undefined;
 async function report(): Promise<Report> {
-  return (cached ??= await check({ "dir/res.yaml": TEXT }));
+  // Unknown fields as warnings and core kinds skipped: one report with every kind of result.
+  return (cached ??= await check({ "dir/res.yaml": TEXT }, { unknownFields: "warn", kube: false }));
 }
 
 describe("text", () => {
@@ -59,6 +60,14 @@ describe("text", () => {
     expect(plain).not.toContain("\x1b[");
     expect(coloured).toContain("\x1b[31m(schema)\x1b[0m");
     expect(coloured).toContain("\x1b[33m(schema, warning)\x1b[0m");
+  });
+
+  it("colours with the codes themselves, never escaped (each line starts bold)", async () => {
+    const coloured = formatReport(await report(), "text", { summary: false, color: true });
+    for (const line of coloured.trimEnd().split("\n")) {
+      expect(line.startsWith("\x1b[1mdir/res.yaml:"), line).toBe(true);
+    }
+    expect(coloured).not.toContain("\\u001b");
   });
 
   it("prints nothing for a valid set without --summary", async () => {

@@ -150,15 +150,36 @@ describe("schema level", () => {
       ],
     },
     {
-      name: "an unknown field is a warning",
+      name: "an unknown field is an error, as the API server's strict field validation has it",
       docs: [server({ imagePullPolicy: "Always" })],
-      want: ["warning schema /spec/imagePullPolicy"],
-      messages: { "/spec/imagePullPolicy": /unknown field/ },
+      want: ["error schema /spec/imagePullPolicy"],
+      messages: { "/spec/imagePullPolicy": /^unknown field "imagePullPolicy"$/ },
     },
     {
-      name: "an unknown field is an error with --strict",
+      name: "a misspelt field names the field of that object it most likely meant",
+      docs: [res("MCPServer", "s", { image: "i", transprot: "stdio", resources: { limts: {} } })],
+      want: ["error schema /spec/transprot", "error schema /spec/resources/limts"],
+      messages: {
+        "/spec/transprot": /^unknown field "transprot" \(did you mean "transport"\?\)$/,
+        "/spec/resources/limts": /\(did you mean "limits"\?\)$/,
+      },
+    },
+    {
+      name: "an unknown field is a warning with --unknown-fields=warn",
       docs: [server({ imagePullPolicy: "Always" })],
-      options: { strict: true },
+      options: { unknownFields: "warn" },
+      want: ["warning schema /spec/imagePullPolicy"],
+    },
+    {
+      name: "an unknown field is not reported with --unknown-fields=ignore",
+      docs: [server({ imagePullPolicy: "Always", proxyPort: 0 })],
+      options: { unknownFields: "ignore" },
+      want: ["error schema /spec/proxyPort"],
+    },
+    {
+      name: "--strict, kept for compatibility, makes unknown fields errors whatever the mode",
+      docs: [server({ imagePullPolicy: "Always" })],
+      options: { strict: true, unknownFields: "warn" },
       want: ["error schema /spec/imagePullPolicy"],
     },
     {
@@ -175,7 +196,35 @@ describe("schema level", () => {
       name: "a kind our group does not have",
       docs: [{ apiVersion: V1, kind: "MCPThing", metadata: { name: "x" } }],
       want: ["error schema /kind"],
-      messages: { "/kind": /unknown kind "MCPThing"/ },
+      messages: { "/kind": /unknown kind "MCPThing".*; the kinds are .*MCPServer/ },
+    },
+    {
+      name: "a misspelt kind of our group",
+      docs: [{ apiVersion: V1, kind: "MCPSever", metadata: { name: "x" } }],
+      want: ["error schema /kind"],
+      messages: { "/kind": /unknown kind "MCPSever" .*\(did you mean "MCPServer"\?\)$/ },
+    },
+    {
+      name: "an API group close to ours is a typo, not another group",
+      docs: [{ ...server(), apiVersion: "toolhive.stacklok.io/v1alpha1" }],
+      // Not relaxed by ignoreMissingSchemas: it would pass CI and deploy nothing.
+      options: { ignoreMissingSchemas: true },
+      want: ["error schema /apiVersion"],
+      messages: {
+        "/apiVersion":
+          /^unknown API group "toolhive.stacklok.io" \(did you mean "toolhive.stacklok.dev"\?\)/,
+      },
+    },
+    {
+      name: "another toolhive group",
+      docs: [{ ...server(), apiVersion: "toolhive.io/v1alpha1" }],
+      want: ["error schema /apiVersion"],
+    },
+    {
+      name: "a kind of ours without its group",
+      docs: [{ ...server(), apiVersion: "v1alpha1" }],
+      want: ["error schema /apiVersion"],
+      messages: { "/apiVersion": /MCPServer is served as toolhive\.stacklok\.dev\/v1alpha1/ },
     },
     {
       name: "a resource without a name",
@@ -209,9 +258,27 @@ describe("schema level", () => {
       want: ["error schema "],
     },
     {
-      name: "a kind of another group is skipped",
+      name: "a kind of another group has no schema: an error, as kubeconform has it",
       docs: [{ apiVersion: "example.com/v1", kind: "MCPServer", metadata: { name: "x" } }],
+      want: ["error schema /kind"],
+      messages: {
+        "/kind": /no schema for MCPServer of example\.com\/v1.*--ignore-missing-schemas/,
+      },
+    },
+    {
+      name: "a kind of another group is skipped with ignoreMissingSchemas",
+      docs: [{ apiVersion: "example.com/v1", kind: "MCPServer", metadata: { name: "x" } }],
+      options: { ignoreMissingSchemas: true },
       want: [],
+    },
+    {
+      name: "a kustomization is not a resource, and says what to run instead",
+      docs: [
+        { apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: ["a"] },
+        { resources: ["a.yaml"], namespace: "tools" },
+      ],
+      want: ["error schema /kind", "error schema "],
+      messages: { "/kind": /kustomize build DIR \| mcpfleet validate/ },
     },
     {
       name: "the items of a List",
@@ -236,7 +303,7 @@ describe("schema level", () => {
     expect(report.resources.map((r) => [r.kind, r.namespace, r.name, r.valid, r.skipped])).toEqual([
       ["MCPServer", "default", "srv", true, false],
       ["MCPServer", "team", "b", true, false],
-      ["ConfigMap", "default", "c", true, true],
+      ["ConfigMap", "default", "c", true, false],
     ]);
   });
 
@@ -577,10 +644,17 @@ describe("MCPRegistry and registry-server configuration", () => {
       want: [
         "error schema /sources",
         "error schema /registries",
-        "warning schema /extra",
+        "error schema /extra",
         "error cel /auth",
       ],
       messages: { "/auth": /auth is required/ },
+    },
+    {
+      name: "an unknown field of a configuration is a warning with --unknown-fields=warn",
+      docs: [{ ...config([source("a")], [{ name: "d", sources: ["a"] }]), registires: [] }],
+      options: { unknownFields: "warn" },
+      want: ["warning schema /registires"],
+      messages: { "/registires": /did you mean "registries"/ },
     },
   ];
   it.each(cases)("$name", run);
@@ -591,7 +665,7 @@ describe("MCPRegistry and registry-server configuration", () => {
   });
 });
 
-describe("--kube", () => {
+describe("core Kubernetes kinds", () => {
   const deployment = {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -603,12 +677,36 @@ describe("--kube", () => {
     },
   };
   const cases: Case[] = [
-    { name: "core kinds are skipped without --kube", docs: [deployment], want: [] },
     {
-      name: "core kinds are checked with --kube",
+      name: "core kinds are skipped with kube: false (--no-kube)",
       docs: [deployment],
-      options: { kube: true },
+      options: { kube: false },
+      want: [],
+    },
+    {
+      name: "core kinds are checked by default",
+      docs: [deployment],
       want: ["error schema /spec/replicas", "error schema /spec/template/spec/containers/0/name"],
+    },
+    {
+      name: "a misspelt core kind",
+      docs: [{ ...deployment, kind: "Deploymnet" }],
+      want: ["error schema /kind"],
+      messages: {
+        "/kind": /unknown kind "Deploymnet" in apps\/v1 \(did you mean "Deployment"\?\)$/,
+      },
+    },
+    {
+      name: "a core kind in a version that does not have it",
+      docs: [{ ...deployment, apiVersion: "v1" }],
+      want: ["error schema /kind"],
+      messages: { "/kind": /no Deployment in v1; Kubernetes serves it as apps\/v1$/ },
+    },
+    {
+      name: "a core kind kubernetes-models lacks is skipped with ignoreMissingSchemas",
+      docs: [{ ...deployment, kind: "Deploymnet" }],
+      options: { ignoreMissingSchemas: true },
+      want: [],
     },
     {
       name: "a valid Service",
@@ -624,9 +722,9 @@ describe("--kube", () => {
       want: [],
     },
     {
-      name: "kinds kubernetes-models does not know are skipped",
+      name: "kinds of other groups are skipped with ignoreMissingSchemas",
       docs: [{ apiVersion: "databases.example.com/v1", kind: "Redis", metadata: { name: "r" } }],
-      options: { kube: true },
+      options: { ignoreMissingSchemas: true },
       want: [],
     },
   ];
@@ -635,7 +733,7 @@ describe("--kube", () => {
   it("reports which were checked and which skipped", async () => {
     const report = await checkDocs(
       [deployment, { apiVersion: "example.com/v1", kind: "Thing", metadata: { name: "t" } }],
-      { kube: true },
+      { ignoreMissingSchemas: true },
     );
     expect(report.resources.map((r) => [r.kind, r.valid, r.skipped])).toEqual([
       ["Deployment", false, false],
