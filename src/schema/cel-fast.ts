@@ -169,10 +169,25 @@ function args(n: ASTNode): Node[] {
   return Array.isArray(a) ? (a as Node[]) : [a as Node];
 }
 
+/**
+ * Comprehension steps one evaluation of a rule may take before the closure gives up (UNSURE:
+ * the engine's cost guard in cel.ts then decides). Rules with nested comprehensions over long
+ * lists would otherwise cost the square or cube of the list's length.
+ */
+export const FAST_STEP_BUDGET = 1_000_000;
+let steps = 0;
+
+/** Comprehension steps the last evaluation of a rule took (what the budget counts). */
+export function lastSteps(): number {
+  return steps;
+}
+
 function compileMacro(name: string, range: Compiled, slot: number, body: Compiled): Compiled {
   const run = (scope: Scope, items: readonly unknown[]): Value => {
     let matches = 0;
     const kept: unknown[] = [];
+    steps += items.length;
+    if (steps > FAST_STEP_BUDGET) return UNSURE;
     for (const item of items) {
       scope[slot] = item;
       const v = body(scope);
@@ -243,6 +258,80 @@ function compileCall(name: string, receiver: Compiled | undefined, params: Compi
   // Another function (`matches`, whose RE2 syntax is not JavaScript's): the engine decides,
   // but a rule whose other branches decide it alone still takes the shortcut.
   return () => UNSURE;
+}
+
+/** A syntax tree as text, its operators and operands only (no source positions). */
+function astText(n: unknown): string {
+  if (Array.isArray(n)) return `[${n.map(astText).join(",")}]`;
+  if (n !== null && typeof n === "object" && "op" in n) {
+    const x = n as { op: unknown; args: unknown };
+    return `{${JSON.stringify(x.op)}:${astText(x.args)}}`;
+  }
+  return JSON.stringify(n) ?? "undefined";
+}
+
+/**
+ * `L.all(a, L.exists_one(b, b.k == a.k))` (or `b == a`): "the keys of L are unique", the
+ * idiom our schemas use where CustomResourceDefinitions do not take uniqueItems. Evaluated
+ * as written it costs the square of L's length; here it is one pass with a set. Undefined when
+ * `n` is not the idiom.
+ */
+function compileUniqueness(n: ASTNode, variables: Variables): Compiled | undefined {
+  const a = args(n);
+  const params = a[2];
+  if (a[0] !== "all" || !Array.isArray(params) || params.length !== 2) return undefined;
+  const outer = node(params[0]);
+  const inner = node(params[1]);
+  const outerName = (outer as { args: unknown }).args;
+  if (outer.op !== "id" || typeof outerName !== "string" || inner.op !== "rcall") {
+    return undefined;
+  }
+  const b = args(inner);
+  const innerParams = b[2];
+  if (b[0] !== "exists_one" || !Array.isArray(innerParams) || innerParams.length !== 2) {
+    return undefined;
+  }
+  // The same list on both sides, and not one that depends on the outer variable.
+  const range = astText(a[1]);
+  if (range !== astText(b[1]) || range.includes(JSON.stringify(outerName))) return undefined;
+  const innerVar = node(innerParams[0]);
+  const innerName = (innerVar as { args: unknown }).args;
+  const cmp = node(innerParams[1]);
+  if (innerVar.op !== "id" || typeof innerName !== "string" || cmp.op !== "==") return undefined;
+  const key = (side: unknown): { variable: string; field?: string } | undefined => {
+    const x = node(side);
+    const xa = (x as { args: unknown }).args;
+    if (x.op === "id" && typeof xa === "string") return { variable: xa };
+    if (x.op !== ".") return undefined;
+    const [target, field] = args(x);
+    const t = node(target);
+    const name = (t as { args: unknown }).args;
+    if (t.op !== "id" || typeof name !== "string" || typeof field !== "string") return undefined;
+    return { variable: name, field };
+  };
+  const [l, r] = args(cmp).map(key);
+  if (l === undefined || r === undefined || l.field !== r.field) return undefined;
+  const both = (x: string, y: string): boolean =>
+    (l.variable === x && r.variable === y) || (l.variable === y && r.variable === x);
+  if (innerName === outerName || !both(innerName, outerName)) return undefined;
+  const list = compileNode(node(a[1]), variables);
+  const field = l.field;
+  return (scope) => {
+    const items = rangeOf(list(scope));
+    if (items === UNSURE) return UNSURE;
+    steps += items.length;
+    const seen = new Set<unknown>();
+    let type: string | undefined;
+    for (const item of items) {
+      const k = field === undefined ? item : select(item, field);
+      if (!isPrimitive(k) || (type !== undefined && typeof k !== type)) return UNSURE;
+      type = typeof k;
+      // A repeated key: the rule is false, and the engine says so (and how).
+      if (seen.has(k)) return UNSURE;
+      seen.add(k);
+    }
+    return true;
+  };
 }
 
 function compileNode(n: ASTNode, variables: Variables): Compiled {
@@ -370,6 +459,8 @@ function compileNode(n: ASTNode, variables: Variables): Compiled {
       const name = a[0];
       const params = a[2];
       if (typeof name !== "string" || !Array.isArray(params)) throw new Unsupported("call");
+      const unique = compileUniqueness(n, variables);
+      if (unique !== undefined) return unique;
       const receiver = sub(1);
       if (["all", "exists", "exists_one", "filter"].includes(name)) {
         const variable = node(params[0]);
@@ -407,6 +498,7 @@ export function compileFastRule(ast: ASTNode): FastRule | undefined {
   const scope: Scope = [];
   return (self) => {
     if (self === null || self === undefined) return UNSURE;
+    steps = 0;
     scope[0] = self;
     const holds = compiled(scope) === true;
     scope[0] = undefined;

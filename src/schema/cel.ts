@@ -17,6 +17,42 @@ interface CompiledRule {
   program: Program;
   /** The shortcut for when the rule holds (cel-fast.ts); undefined: the engine only. */
   fast: FastRule | undefined;
+  /** How deeply the rule's comprehensions nest (`all` inside `all`: 2). */
+  depth: number;
+}
+
+/**
+ * Most elements the engine may visit for one rule, estimated as the longest list or map the
+ * rule sees raised to the nesting of its comprehensions: the API server bounds a rule's cost the
+ * same way (its per-expression limit is 1,000,000 units). Above it the rule is not evaluated
+ * and reported as failed, so no document makes validation quadratic.
+ */
+export const CEL_COST_BUDGET = 1_000_000;
+
+const MACROS = new Set(["all", "exists", "exists_one", "filter", "map"]);
+
+/** The deepest nesting of comprehensions in a syntax tree. */
+function comprehensionDepth(n: unknown): number {
+  if (Array.isArray(n)) return Math.max(0, ...n.map(comprehensionDepth));
+  if (n === null || typeof n !== "object" || !("op" in n)) return 0;
+  const x = n as { op: unknown; args: unknown };
+  const inner = comprehensionDepth(x.args);
+  const name = Array.isArray(x.args) ? (x.args as unknown[])[0] : undefined;
+  return x.op === "rcall" && typeof name === "string" && MACROS.has(name) ? inner + 1 : inner;
+}
+
+/** The length of the longest list or map in a value (an iterative walk). */
+function longestCollection(value: unknown): number {
+  let longest = 0;
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== "object") continue;
+    const items = Array.isArray(v) ? (v as unknown[]) : Object.values(v);
+    longest = Math.max(longest, items.length);
+    for (const item of items) if (item !== null && typeof item === "object") stack.push(item);
+  }
+  return longest;
 }
 const compiled = new Map<string, CompiledRule>();
 
@@ -33,7 +69,11 @@ function compile(rule: string): CompiledRule {
     } catch (err) {
       throw new CelCompileError((err as Error).message);
     }
-    entry = { program, fast: compileFastRule(program.ast) };
+    entry = {
+      program,
+      fast: compileFastRule(program.ast),
+      depth: comprehensionDepth(program.ast),
+    };
     compiled.set(rule, entry);
   }
   return entry;
@@ -77,7 +117,7 @@ export function toCelValue(value: unknown, cache?: CelValueCache): unknown {
   return out;
 }
 
-export type RuleOutcome = { ok: true } | { ok: false; error?: string };
+export type RuleOutcome = { ok: true } | { ok: false; error?: string; overBudget?: boolean };
 
 const HOLDS: RuleOutcome = { ok: true };
 
@@ -98,9 +138,16 @@ export function evaluateRule(
 export function ruleEvaluator(
   rule: string,
 ): (self: unknown, cache?: CelValueCache | (() => CelValueCache)) => RuleOutcome {
-  const { fast } = compile(rule);
+  const { fast, depth } = compile(rule);
   return (self, cache) => {
     if (fast !== undefined && fast(self) === true) return HOLDS;
+    if (depth >= 2 && longestCollection(self) ** depth > CEL_COST_BUDGET) {
+      return {
+        ok: false,
+        overBudget: true,
+        error: `not evaluated: the rule's estimated cost exceeds the budget of ${CEL_COST_BUDGET} (lists too long for its nested comprehensions)`,
+      };
+    }
     // The cache is asked for only now: most documents never reach the engine.
     return evaluateWithEngine(rule, self, typeof cache === "function" ? cache() : cache);
   };

@@ -81,14 +81,18 @@ function celValidator(
     for (const entry of compiled) {
       const { rule, pointer } = entry;
       entry.evaluate ??= ruleEvaluator(rule.rule);
-      if (entry.evaluate(data, cache).ok) continue;
+      const outcome = entry.evaluate(data, cache);
+      if (outcome.ok) continue;
       if (errors === NO_ERRORS) errors = [];
       errors.push({
         keyword: CEL_KEYWORD,
         instancePath: instancePath + pointer,
         schemaPath: "",
         params: { rule: rule.rule },
-        message: rule.message ?? `failed rule: ${rule.rule}`,
+        message:
+          outcome.overBudget === true
+            ? `${outcome.error} (rule: ${rule.rule})`
+            : (rule.message ?? `failed rule: ${rule.rule}`),
       });
     }
     return errors;
