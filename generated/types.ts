@@ -1494,6 +1494,8 @@ export interface MCPTelemetryOTelConfig {
   headers?: StringMap;
   /**
    * Headers sent to the OTLP endpoint whose values come from Secrets.
+   *
+   * @maxItems 64
    */
   sensitiveHeaders?: SensitiveHeader[];
   resourceAttributes?: StringMap;
@@ -1837,7 +1839,7 @@ export interface CompositeToolConfig {
    * Workflow steps. Steps run in parallel unless ordered by dependsOn.
    *
    * @minItems 1
-   * @maxItems 50
+   * @maxItems 25
    */
   steps: WorkflowStepConfig[];
   output?: OutputConfig;
@@ -1881,7 +1883,7 @@ export interface WorkflowStepConfig {
   /**
    * Ids of the steps that must finish first.
    *
-   * @maxItems 20
+   * @maxItems 8
    */
   dependsOn?: string[];
   onError?: StepErrorHandling;
@@ -2542,6 +2544,7 @@ export interface MCPRegistryOAuthConfig {
    * Identity providers.
    *
    * @minItems 1
+   * @maxItems 32
    */
   providers: MCPRegistryOAuthProvider[];
 }

@@ -71,21 +71,43 @@ function isNode(value: unknown): value is SchemaNode {
 
 /**
  * A value union (`anyOf` of types) is not structural. The API server gets an untyped node that
- * keeps its value, and a CEL rule that admits only the union's types.
+ * keeps its value. It cannot declare a CEL type for such a node, so no rule can be attached to
+ * it (a CRD with one is refused): the union's types are checked by `mcpfleet validate` only.
  */
 function unionToStructural(node: SchemaNode, branches: SchemaNode[]): SchemaNode {
   const types = branches.map((b) => b.type);
   if (!types.every((t): t is string => typeof t === "string" && t in CEL_TYPE)) {
     throw new Error(`anyOf branches must each declare one type: ${JSON.stringify(branches)}`);
   }
-  const rule = types.map((t) => `type(self) == ${CEL_TYPE[t]}`).join(" || ");
   const out: SchemaNode = { "x-kubernetes-preserve-unknown-fields": true };
   if (typeof node.description === "string") out.description = node.description;
-  out["x-kubernetes-validations"] = [
-    ...((node["x-kubernetes-validations"] as unknown[] | undefined) ?? []),
-    { rule, message: `must be one of the types: ${types.join(", ")}` },
-  ];
   return out;
+}
+
+/** True for a node the API server keeps untyped (a value union). */
+function untyped(node: unknown): boolean {
+  return (
+    isNode(node) && node.type === undefined && node["x-kubernetes-preserve-unknown-fields"] === true
+  );
+}
+
+/**
+ * Rules of an object that read one of its untyped properties do not compile on the API server
+ * (the property has no CEL type); they stay in the schema for `mcpfleet validate` and are left
+ * out of the CRD.
+ */
+function serverRules(out: SchemaNode): void {
+  const rules = out["x-kubernetes-validations"];
+  if (!Array.isArray(rules) || !isNode(out.properties)) return;
+  const props = out.properties;
+  const hidden = Object.keys(props).filter((k) => untyped(props[k]));
+  if (hidden.length === 0) return;
+  const reads = new RegExp(`\\bself\\.(${hidden.join("|")})\\b`);
+  const kept = rules.filter(
+    (r) => !(isNode(r) && typeof r.rule === "string" && reads.test(r.rule)),
+  );
+  if (kept.length > 0) out["x-kubernetes-validations"] = kept;
+  else delete out["x-kubernetes-validations"];
 }
 
 /**
@@ -113,6 +135,7 @@ export function toStructural(
       ...((refined["x-kubernetes-validations"] as unknown[] | undefined) ?? []),
     ];
     if (rules.length > 0) merged["x-kubernetes-validations"] = rules;
+    serverRules(merged);
     return merged;
   }
   if (Array.isArray(node.anyOf)) return unionToStructural(node, node.anyOf as SchemaNode[]);
@@ -132,6 +155,7 @@ export function toStructural(
       out[key] = value;
     }
   }
+  serverRules(out);
   if (node.deprecated === true) {
     const text = typeof out.description === "string" ? out.description : "";
     out.description = text.startsWith("Deprecated") ? text : `Deprecated: ${text}`.trim();
