@@ -22,7 +22,7 @@ endif
 NPM := npm --no-fund --no-audit --loglevel=error
 RUN := node --enable-source-maps
 
-.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e synth bench serve clean
+.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e cluster-tools synth bench serve clean
 
 all: install build
 
@@ -61,7 +61,14 @@ format: install
 
 check: lint typecheck fresh
 
-test: install
+# etcd, kube-apiserver, kube-controller-manager and kubectl built from the Go modules pinned in
+# tools/cluster/go.mod into .tools/cluster/, once per machine and pinned version (docs/e2e.md).
+# As a prerequisite of `test` it is optional: without Go the cluster tests skip, saying why
+# (REQUIRE_CLUSTER=1, as in CI, fails them instead).
+cluster-tools:
+	@tools/cluster/build.sh $(TOOLS)/cluster $(if $(filter cluster-tools,$(MAKECMDGOALS)),,--optional)
+
+test: install cluster-tools
 	npx vitest run
 
 # The controller's end-to-end tests against a real cluster (docs/e2e.md):
