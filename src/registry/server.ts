@@ -13,6 +13,7 @@ import type { ValidationTuning } from "./auth/provider.js";
 import { AllowAllAuthorizer, type Authorizer } from "./http/auth.js";
 import { RegistryMetrics } from "./http/metrics.js";
 import { buildHttpServer } from "./http/server.js";
+import { locationPolicy } from "./sources/location.js";
 import { SyncScheduler } from "./sources/scheduler.js";
 import { DEFAULT_MAX_META_SIZE, openStore } from "./store/open.js";
 import type { Store } from "./store/store.js";
@@ -116,6 +117,10 @@ export class RegistryServer {
         maxMetaSize: cfg.database?.maxMetaSize ?? DEFAULT_MAX_META_SIZE,
         bodyLimit: settings.bodyLimit ?? 1024 * 1024,
         requestTimeoutMs: settings.requestTimeoutMs ?? 30_000,
+        locations: {
+          policy: locationPolicy(cfg.adminSources, loaded.baseDir),
+          baseDir: loaded.baseDir,
+        },
         ...(settings.firstSyncDeadlineMs !== undefined
           ? { firstSyncDeadlineMs: settings.firstSyncDeadlineMs }
           : {}),

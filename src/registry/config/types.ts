@@ -96,9 +96,17 @@ export interface ServerSettings {
   requestTimeoutMs: number;
 }
 
+/** What sources created through the admin API may read (see sources/location.ts). */
+export interface AdminSourcesConfig {
+  fileRoots?: string[];
+  hosts?: string[];
+  allowPrivateIP?: boolean;
+}
+
 export interface RegistryServerConfig {
   sources: SourceConfig[];
   registries: RegistryConfig[];
+  adminSources?: AdminSourcesConfig;
   auth?: AuthConfig;
   database?: DatabaseConfig;
   telemetry?: Record<string, unknown>;

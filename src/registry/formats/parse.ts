@@ -1,6 +1,7 @@
 // Parses registry data in either format into entries, and applies a source's filter.
 import { McpfleetError } from "../../errors.js";
 import type { FilterConfig } from "../config/types.js";
+import { jsonLimitProblem } from "./bounds.js";
 import type { ServerEntry } from "./model.js";
 import { isToolhiveDocument, parseToolhive } from "./toolhive.js";
 import { parseUpstream, upstreamItems } from "./upstream.js";
@@ -25,11 +26,9 @@ export function parseRegistryData(text: string, format?: Format): Parsed {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
-  } catch (err) {
-    throw new McpfleetError(
-      "ERR_SYNC_FAILED",
-      `registry data is not JSON: ${(err as Error).message}`,
-    );
+  } catch {
+    // Not the parser's message: it quotes the data, which may be any file the source names.
+    throw new McpfleetError("ERR_SYNC_FAILED", "registry data is not JSON");
   }
   const f = format ?? detectFormat(doc);
   if (f === undefined) {
@@ -38,7 +37,7 @@ export function parseRegistryData(text: string, format?: Format): Parsed {
       "registry data is in no known format (neither a toolhive `servers` map nor an upstream `data.servers` list)",
     );
   }
-  const r = f === "toolhive" ? parseToolhive(doc) : parseUpstream(doc);
+  const r = f === "toolhive" ? withinLimits(parseToolhive(doc)) : parseUpstream(doc);
   if (r.entries.length === 0 && r.problems.length > 0) {
     throw new McpfleetError(
       "ERR_SYNC_FAILED",
@@ -46,6 +45,20 @@ export function parseRegistryData(text: string, format?: Format): Parsed {
     );
   }
   return { format: f, ...r };
+}
+
+/** Converted toolhive entries the store can keep (upstream items are checked as converted). */
+function withinLimits(r: { entries: ServerEntry[]; problems: string[] }): {
+  entries: ServerEntry[];
+  problems: string[];
+} {
+  const entries: ServerEntry[] = [];
+  for (const e of r.entries) {
+    const problem = jsonLimitProblem(e.server);
+    if (problem === undefined) entries.push(e);
+    else r.problems.push(`${e.name}: ${problem}`);
+  }
+  return { entries, problems: r.problems };
 }
 
 /** A glob as in the config schema: `*` any characters (including '/'), `?` one character. */

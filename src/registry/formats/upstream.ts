@@ -2,6 +2,7 @@
 // (`{version, meta, data: {servers: [...]}}`), as a `{servers: [...]}` object (items may be
 // bare server.json or the API's `{server, _meta}`), or as a bare array.
 import { OFFICIAL_META, PUBLISHER_META, type ServerEntry, type ServerJson } from "./model.js";
+import { jsonLimitProblem } from "./bounds.js";
 import { nameProblem, versionProblem } from "./names.js";
 
 type Obj = Record<string, unknown>;
@@ -67,6 +68,8 @@ export function convertUpstream(item: unknown): ServerEntry | string {
   if (server.description !== undefined && typeof server.description !== "string") {
     return `${String(server.name)}: description must be a string`;
   }
+  const limit = jsonLimitProblem(server);
+  if (limit !== undefined) return `${String(server.name)}: ${limit}`;
   const s = server as ServerJson;
   const status =
     typeof official?.status === "string" ? official.status : (publisherStatus(s) ?? "active");

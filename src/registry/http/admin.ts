@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { McpfleetError } from "../../errors.js";
 import { defaultSchemaSet, REGISTRY_CONFIG_SCHEMA_ID } from "../../schema/index.js";
 import { sourceKind, type Claims, type SourceConfig } from "../config/types.js";
+import { checkLocation, locationKey, type LocationPolicy } from "../sources/location.js";
 import type { SyncScheduler } from "../sources/scheduler.js";
 import type { RegistryRecord, SourceRecord, Store, SyncStatus } from "../store/store.js";
 import type { Authorizer } from "./auth.js";
@@ -25,6 +26,8 @@ export interface AdminDeps {
   store: Store;
   scheduler: SyncScheduler;
   authorizer: Authorizer;
+  /** Where sources created here may read, and the directory relative paths start from. */
+  locations: { policy: LocationPolicy; baseDir: string };
 }
 
 const ERR = { $ref: "Problem#" };
@@ -200,6 +203,25 @@ export function registerAdmin(app: FastifyInstance, deps: AdminDeps): void {
           "ERR_CONFIG_RESOURCE_READONLY",
           `source "${name}" is defined in the configuration file; change it there`,
         );
+      }
+      await checkLocation(cfg, deps.locations.policy, deps.locations.baseDir);
+      // Another tenant's data stays theirs: a location some source reads may be read by a new
+      // one only when the caller also manages that source.
+      const key = locationKey(cfg, deps.locations.baseDir);
+      if (key !== undefined) {
+        for (const other of await store.listSources()) {
+          if (other.name === name) continue;
+          const otherCfg = { ...(other.config as unknown as SourceConfig), name: other.name };
+          if (
+            locationKey(otherCfg, deps.locations.baseDir) === key &&
+            !authorizer.resourceVisible(req.principal, claimsOf(other.config.claims))
+          ) {
+            fail(
+              "ERR_SOURCE_LOCATION_REFUSED",
+              "a source you do not manage reads this location; ask its administrator",
+            );
+          }
+        }
       }
       const kind = sourceKind(cfg);
       if (kind === "managed") {

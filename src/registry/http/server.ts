@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import { isMcpfleetError, McpfleetError, type ErrorCode } from "../../errors.js";
 import { projectVersion } from "../../project.js";
 import { jsonLimitProblem } from "../formats/bounds.js";
+import type { LocationPolicy } from "../sources/location.js";
 import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
 import { registerAuthRoutes } from "../auth/routes.js";
@@ -37,6 +38,8 @@ export interface HttpOptions {
    * that never finishes (a slow or hostile upstream) must not keep the server out of service.
    */
   firstSyncDeadlineMs?: number;
+  /** Where sources created through the admin API may read (config `adminSources`). */
+  locations: { policy: LocationPolicy; baseDir: string };
 }
 
 /** Longest path parameter (a server name is at most 200 characters, a version 255). */
@@ -373,6 +376,11 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     authorizer: opts.authorizer,
     maxMetaSize: opts.maxMetaSize,
   });
-  registerAdmin(app, { store: opts.store, scheduler: opts.scheduler, authorizer: opts.authorizer });
+  registerAdmin(app, {
+    store: opts.store,
+    scheduler: opts.scheduler,
+    authorizer: opts.authorizer,
+    locations: opts.locations,
+  });
   return app;
 }

@@ -123,9 +123,20 @@ export async function fetchFile(path: string): Promise<Buffer> {
     if (st.size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes`);
     return await fsp.readFile(path);
   } catch (err) {
-    throw new McpfleetError("ERR_SYNC_FAILED", `cannot read ${path}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    // The status message is shown to source admins: the reason, not the server's path or
+    // what the file holds (the path is in the source's own configuration).
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === "ENOENT"
+        ? "it does not exist"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : code === "EISDIR"
+            ? "it is a directory"
+            : code !== undefined
+              ? code
+              : (err as Error).message;
+    throw new McpfleetError("ERR_SYNC_FAILED", `cannot read file.path: ${why}`, { cause: err });
   }
 }
 

@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import semver from "semver";
 import type { Claims } from "../config/types.js";
+import { printable } from "../formats/bounds.js";
 import { McpfleetError } from "../../errors.js";
 import { searchText, type ServerEntry, type ServerJson } from "../formats/model.js";
 import type { Db, Queryable } from "./db.js";
@@ -437,6 +438,9 @@ export class Store {
 
   /** Records a failed sync; the source's entries (the last good data) stay as they were. */
   async markFailed(source: string, message: string): Promise<void> {
+    // A message may quote upstream data; the store cannot hold a NUL, and a refused status
+    // write would leave the source Syncing for ever.
+    message = printable(message).slice(0, 2000);
     await this.db.query(
       `INSERT INTO source_status (source, phase, last_attempt, message)
        VALUES ($1, 'Failed', now(), $2)
@@ -553,7 +557,7 @@ export class Store {
          VALUES ($1, 'Ready', now(), now(), $4, $2, $3)
          ON CONFLICT (source) DO UPDATE SET phase = 'Ready', last_success = now(),
            message = $4, entry_count = $2, content_hash = $3`,
-        [source, n, contentHash, message ?? null],
+        [source, n, contentHash, message === undefined ? null : printable(message).slice(0, 2000)],
       );
       return n;
     });
