@@ -192,9 +192,11 @@ export function buildCrd(index: SchemaIndex, kind: Kind): SchemaNode {
   if (Array.isArray(rootRules) && rootRules.length > 0) {
     openAPIV3Schema["x-kubernetes-validations"] = rootRules;
   }
-  if (Array.isArray(root.required)) {
-    openAPIV3Schema.required = (root.required as string[]).filter((r) => r === "spec");
-  }
+  // An empty list is dropped by the API server (it would read back different from crds/).
+  const required = Array.isArray(root.required)
+    ? (root.required as string[]).filter((r) => r === "spec")
+    : [];
+  if (required.length > 0) openAPIV3Schema.required = required;
   const printerColumns = [
     ...(facts.printerColumns ?? []),
     ...((facts.printerColumns ?? []).some((c) => c.name === "Age")
