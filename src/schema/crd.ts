@@ -148,7 +148,8 @@ export function toStructural(
       for (const [name, sub] of Object.entries(value)) {
         props[name] = toStructural(index, fileId, sub as SchemaNode, trail);
       }
-      out.properties = props;
+      // An empty map is dropped by the API server, like an empty required list below.
+      if (Object.keys(props).length > 0) out.properties = props;
     } else if ((key === "items" || key === "additionalProperties") && isNode(value)) {
       out[key] = toStructural(index, fileId, value, trail);
     } else {
