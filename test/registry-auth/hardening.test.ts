@@ -17,12 +17,14 @@ const CLIENTS = {
 
 let issuer: TestIssuer;
 let reg: Started;
-const tokens: Record<string, string> = {};
+const tokens = {} as Record<keyof typeof CLIENTS, string>;
 const DATA_DIR = join(EXAMPLE_DATA, "..");
 
 beforeAll(async () => {
   issuer = await startIssuer(CLIENTS);
-  for (const c of Object.keys(CLIENTS)) tokens[c] = await issuer.token(c);
+  for (const c of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
+    tokens[c] = await issuer.token(c);
+  }
   reg = await startRegistry({
     sources: [
       {
@@ -196,7 +198,7 @@ describe("the answer cache", () => {
     const jtiOf = (t: string) =>
       (JSON.parse(Buffer.from(t.split(".")[1] ?? "", "base64url").toString()) as { jti: string })
         .jti;
-    const first = tokens.reader!;
+    const first = tokens.reader;
     const second = await issuer.token("reader");
     expect(jtiOf(first)).not.toBe(jtiOf(second));
     const pub = await call(`${reg.url}/default/v0.1/publish`, {

@@ -234,11 +234,6 @@ ${await store.database(dir)}
     expect(view.status.message).toMatch(/skipped 1 invalid entry/);
   });
 
-  it("tells /readiness callers only ready or not", async () => {
-    const r = await get("/readiness");
-    expect(await r.json()).toEqual({ status: "ready" });
-  });
-
   it("answers 503 with Retry-After while the store is down, and /readiness says nothing more", async () => {
     await server.store.close();
     const r = await get("/default/v0.1/servers?search=after-outage");

@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pino } from "pino";
 import { parseConfig } from "../../src/registry/config/load.js";
-import { RegistryServer } from "../../src/registry/server.js";
+import { RegistryServer, type ServeSettings } from "../../src/registry/server.js";
 import { PgliteDb } from "../../src/registry/store/pglite.js";
 import { PostgresDb } from "../../src/registry/store/postgres.js";
 import { Store } from "../../src/registry/store/store.js";
@@ -106,7 +106,11 @@ export function storeFactories(): StoreFactory[] {
 }
 
 /** Starts a server from config text written into `dir` (port 0, silent logs). */
-export async function startServer(yaml: string, dir: string): Promise<RegistryServer> {
+export async function startServer(
+  yaml: string,
+  dir: string,
+  settings: ServeSettings = {},
+): Promise<RegistryServer> {
   const path = join(dir, `config-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(path, yaml);
   const parsed = parseConfig(yaml, path);
@@ -118,6 +122,7 @@ export async function startServer(yaml: string, dir: string): Promise<RegistrySe
       bodyLimit: 64 * 1024,
       cacheDir: join(dir, "git"),
       generationPollMs: 100,
+      ...settings,
     },
   );
 }

@@ -16,11 +16,40 @@ import { parseDuration } from "../config/duration.js";
 import { readSecretFile } from "../config/secrets.js";
 import type { GitSourceConfig } from "../config/types.js";
 
-/** Largest registry file accepted from a file, URL or Git source. */
-export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+/**
+ * What one sync may fetch. A hostile or broken upstream (endless cursors, a gzip bomb, a page
+ * that never ends) fails its sync at one of these instead of growing the server's memory or
+ * holding the source for ever; the last good data stays.
+ */
+export interface SyncLimits {
+  /** Largest registry file of a file, url or git source, decompressed. */
+  maxFileBytes: number;
+  /** Largest page of an api source, decompressed (a page of 100 servers is ~100 KB). */
+  maxPageBytes: number;
+  /** Most pages of one api sync. */
+  maxPages: number;
+  /** Most bytes of all pages of one api sync, decompressed. */
+  maxTotalBytes: number;
+  /** Longest cursor an api source may hand back. */
+  maxCursorLength: number;
+  /** Longest one sync may run, in milliseconds. */
+  timeoutMs: number;
+}
 
-/** Largest page accepted from another registry's API (a page of 100 servers is ~100 KB). */
-export const MAX_PAGE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_SYNC_LIMITS: SyncLimits = {
+  maxFileBytes: 64 * 1024 * 1024,
+  maxPageBytes: 8 * 1024 * 1024,
+  maxPages: 10_000,
+  maxTotalBytes: 512 * 1024 * 1024,
+  maxCursorLength: 1024,
+  timeoutMs: 10 * 60_000,
+};
+
+/** Largest registry file accepted from a file, URL or Git source. */
+export const MAX_FILE_BYTES = DEFAULT_SYNC_LIMITS.maxFileBytes;
+
+/** Largest page accepted from another registry's API. */
+export const MAX_PAGE_BYTES = DEFAULT_SYNC_LIMITS.maxPageBytes;
 
 const MAX_REDIRECTS = 5;
 
@@ -117,32 +146,37 @@ export function resolvePath(baseDir: string, p: string): string {
   return isAbsolute(p) ? p : resolve(baseDir, p);
 }
 
-export async function fetchFile(path: string): Promise<Buffer> {
+export async function fetchFile(path: string, maxBytes = MAX_FILE_BYTES): Promise<Buffer> {
   try {
     const st = await fsp.stat(path);
-    if (st.size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes`);
+    if (st.size > maxBytes) throw new Error(`larger than ${maxBytes} bytes`);
     return await fsp.readFile(path);
   } catch (err) {
     // The status message is shown to source admins: the reason, not the server's path or
     // what the file holds (the path is in the source's own configuration).
     const code = (err as NodeJS.ErrnoException).code;
     const why =
-      code === "ENOENT"
-        ? "it does not exist"
-        : code === "EACCES" || code === "EPERM"
-          ? "permission denied"
-          : code === "EISDIR"
-            ? "it is a directory"
-            : code !== undefined
-              ? code
-              : (err as Error).message;
+      code === undefined
+        ? (err as Error).message
+        : code === "ENOENT"
+          ? "it does not exist"
+          : code === "EACCES" || code === "EPERM"
+            ? "permission denied"
+            : code === "EISDIR"
+              ? "it is a directory"
+              : code;
     throw new McpfleetError("ERR_SYNC_FAILED", `cannot read file.path: ${why}`, { cause: err });
   }
 }
 
 export async function fetchUrl(
   url: string,
-  opts: { timeout?: string; headers?: Record<string, string>; signal?: AbortSignal },
+  opts: {
+    timeout?: string;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+    maxBytes?: number;
+  },
 ): Promise<Buffer> {
   const timeoutMs = parseDuration(opts.timeout ?? "30s");
   const signals = [AbortSignal.timeout(timeoutMs)];
@@ -151,7 +185,7 @@ export async function fetchUrl(
     return await httpGet(new URL(url), {
       ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
       signal: AbortSignal.any(signals),
-      maxBytes: MAX_FILE_BYTES,
+      maxBytes: opts.maxBytes ?? MAX_FILE_BYTES,
     });
   } catch (err) {
     throw new McpfleetError("ERR_SYNC_FAILED", `GET ${url}: ${(err as Error).message}`, {
@@ -238,12 +272,23 @@ export interface ApiPage {
  */
 export async function* fetchApiPages(
   endpoint: string,
-  opts: { pageSize?: number; signal?: AbortSignal; timeoutMs?: number; maxPages?: number } = {},
+  opts: {
+    pageSize?: number;
+    signal?: AbortSignal;
+    timeoutMs?: number;
+    limits?: Partial<SyncLimits>;
+  } = {},
 ): AsyncGenerator<ApiPage> {
+  const limits = { ...DEFAULT_SYNC_LIMITS, ...opts.limits };
   const base = endpoint.replace(/\/+$/, "");
   let cursor: string | undefined;
+  // Cursors seen, as hashes: an upstream handing out ever new long cursors must not grow this.
   const seen = new Set<string>();
-  for (let page = 0; page < (opts.maxPages ?? 1_000_000); page++) {
+  let total = 0;
+  for (let page = 0; ; page++) {
+    if (page >= limits.maxPages) {
+      throw new McpfleetError("ERR_SYNC_FAILED", `more than ${limits.maxPages} pages`);
+    }
     const u = new URL(`${base}/v0.1/servers`);
     u.searchParams.set("limit", String(opts.pageSize ?? 100));
     if (cursor !== undefined) u.searchParams.set("cursor", cursor);
@@ -259,7 +304,7 @@ export async function* fetchApiPages(
           opts.signal === undefined
             ? timeout.signal
             : AbortSignal.any([timeout.signal, opts.signal]),
-        maxBytes: MAX_PAGE_BYTES,
+        maxBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - total + 1),
       });
     } catch (err) {
       throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: ${(err as Error).message}`, {
@@ -267,6 +312,10 @@ export async function* fetchApiPages(
       });
     } finally {
       clearTimeout(timer);
+    }
+    total += bytes.length;
+    if (total > limits.maxTotalBytes) {
+      throw new McpfleetError("ERR_SYNC_FAILED", `the pages exceed ${limits.maxTotalBytes} bytes`);
     }
     let body: { servers?: unknown; metadata?: { nextCursor?: unknown } };
     try {
@@ -280,10 +329,17 @@ export async function* fetchApiPages(
     yield { items: body.servers as unknown[], bytes };
     const next = body.metadata?.nextCursor;
     if (typeof next !== "string" || next === "") return;
-    if (seen.has(next)) {
-      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the cursor repeats (${next})`);
+    if (next.length > limits.maxCursorLength) {
+      throw new McpfleetError(
+        "ERR_SYNC_FAILED",
+        `GET ${u.href}: a cursor longer than ${limits.maxCursorLength} characters`,
+      );
     }
-    seen.add(next);
+    const digest = createHash("sha256").update(next).digest("base64url");
+    if (seen.has(digest)) {
+      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the cursor repeats`);
+    }
+    seen.add(digest);
     cursor = next;
   }
 }

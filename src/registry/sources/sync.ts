@@ -9,7 +9,15 @@ import { makeFilter, parseRegistryData } from "../formats/parse.js";
 import { convertUpstream } from "../formats/upstream.js";
 import { StageRows, type Store } from "../store/store.js";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { fetchApiPages, fetchFile, fetchGit, fetchUrl, resolvePath } from "./fetch.js";
+import {
+  DEFAULT_SYNC_LIMITS,
+  fetchApiPages,
+  fetchFile,
+  fetchGit,
+  fetchUrl,
+  resolvePath,
+  type SyncLimits,
+} from "./fetch.js";
 
 export const BATCH_SIZE = 1000;
 
@@ -22,6 +30,8 @@ export interface SyncContext {
   signal?: AbortSignal;
   /** Page size used when paging another registry's API. */
   apiPageSize?: number;
+  /** Bounds of one sync (DEFAULT_SYNC_LIMITS where not given). */
+  limits?: Partial<SyncLimits>;
 }
 
 export type SyncOutcome =
@@ -48,9 +58,11 @@ function skippedMessage(problems: string[], filtered: number): string | undefine
 }
 
 async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> {
-  if (cfg.file !== undefined) return fetchFile(resolvePath(ctx.baseDir, cfg.file.path));
+  const maxBytes = ctx.limits?.maxFileBytes ?? DEFAULT_SYNC_LIMITS.maxFileBytes;
+  if (cfg.file !== undefined) return fetchFile(resolvePath(ctx.baseDir, cfg.file.path), maxBytes);
   if (cfg.url !== undefined) {
     return fetchUrl(cfg.url.url, {
+      maxBytes,
       ...(cfg.url.timeout !== undefined ? { timeout: cfg.url.timeout } : {}),
       ...(cfg.url.headers !== undefined ? { headers: cfg.url.headers } : {}),
       ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
@@ -132,6 +144,7 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
   };
   try {
     for await (const page of fetchApiPages(endpoint, {
+      ...(ctx.limits !== undefined ? { limits: ctx.limits } : {}),
       ...(ctx.apiPageSize !== undefined ? { pageSize: ctx.apiPageSize } : {}),
       ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
     })) {
@@ -207,14 +220,26 @@ export async function runSync(
   cfg: SourceConfig,
   ctx: SyncContext,
 ): Promise<SyncOutcome> {
+  // One deadline for the whole run, however many pages or retries it takes.
+  const timeoutMs = ctx.limits?.timeoutMs ?? DEFAULT_SYNC_LIMITS.timeoutMs;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new Error(`the sync took longer than ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  const signal =
+    ctx.signal === undefined ? deadline.signal : AbortSignal.any([ctx.signal, deadline.signal]);
+  const run = { ...ctx, signal };
   try {
     await store.markSyncing(cfg.name);
-    if (cfg.api !== undefined) return await syncApi(store, cfg, ctx);
-    if (cfg.kubernetes !== undefined) return await syncKube(store, cfg, ctx);
-    return await syncFileLike(store, cfg, ctx);
+    if (cfg.api !== undefined) return await syncApi(store, cfg, run);
+    if (cfg.kubernetes !== undefined) return await syncKube(store, cfg, run);
+    return await syncFileLike(store, cfg, run);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     await store.markFailed(cfg.name, message).catch(() => undefined);
     return { outcome: "failed", message };
+  } finally {
+    clearTimeout(timer);
   }
 }

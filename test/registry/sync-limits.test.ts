@@ -1,0 +1,164 @@
+// The bounds of one sync against hostile upstreams: endless fresh cursors, a huge cursor, a
+// gzip bomb, a page that never ends, an upstream that never answers (the readiness gate has a
+// deadline). Each fails its sync, keeps the last good data and says why.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SourceConfig } from "../../src/registry/config/types.js";
+import { runSync, type SyncContext } from "../../src/registry/sources/sync.js";
+import type { Store } from "../../src/registry/store/store.js";
+import { pgliteFactory, startServer } from "./helpers.js";
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+async function listen(handler: Handler): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const item = (i: number) => ({
+  server: {
+    name: `io.example/s-${i}`,
+    version: "1.0.0",
+    remotes: [{ type: "sse", url: "https://x.example/sse" }],
+  },
+});
+
+describe("sync limits", () => {
+  const factory = pgliteFactory();
+  let store: Store;
+  const ctx: SyncContext = { baseDir: tmpdir(), cacheDir: join(tmpdir(), "unused-git-cache") };
+  const servers: Server[] = [];
+  beforeAll(async () => {
+    store = await factory.open();
+  });
+  afterAll(async () => {
+    for (const s of servers) s.closeAllConnections();
+    for (const s of servers) s.close();
+    await factory.teardown();
+  });
+
+  async function source(name: string, cfg: Omit<SourceConfig, "name">): Promise<SourceConfig> {
+    const kind = Object.keys(cfg).find((k) => ["api", "url"].includes(k)) ?? "url";
+    await store.putSource(name, kind as "api" | "url", cfg as Record<string, unknown>, "api");
+    return { name, ...cfg };
+  }
+
+  it("stops an api upstream that hands out a fresh cursor for ever", async () => {
+    let pages = 0;
+    const { url, server } = await listen((req, res) => {
+      pages++;
+      const cursor = new URL(req.url ?? "/", "http://x").searchParams.get("cursor") ?? "0";
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          servers: [item(pages)],
+          metadata: { nextCursor: `${Number(cursor) + 1}` },
+        }),
+      );
+    });
+    servers.push(server);
+    const cfg = await source("endless", { api: { endpoint: url } });
+    const outcome = await runSync(store, cfg, { ...ctx, limits: { maxPages: 40 } });
+    expect(outcome).toMatchObject({ outcome: "failed" });
+    expect((outcome as { message: string }).message).toMatch(/more than 40 pages/);
+    expect(pages).toBe(40);
+    expect(await store.countEntries("endless")).toBe(0);
+  });
+
+  it("refuses a cursor longer than the limit", async () => {
+    const { url, server } = await listen((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ servers: [item(1)], metadata: { nextCursor: "c".repeat(5000) } }));
+    });
+    servers.push(server);
+    const cfg = await source("long-cursor", { api: { endpoint: url } });
+    const outcome = await runSync(store, cfg, ctx);
+    expect((outcome as { message: string }).message).toMatch(/cursor longer than 1024/);
+  });
+
+  it("caps the decompressed size of a gzip bomb while it streams", async () => {
+    // 80 MiB of spaces compress to about 80 KiB.
+    const bomb = gzipSync(Buffer.alloc(80 * 1024 * 1024, 0x20));
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const { url, server } = await listen((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.end(bomb);
+    });
+    servers.push(server);
+    const cfg = await source("bomb", { url: { url: `${url}/registry.json` } });
+    const outcome = await runSync(store, cfg, { ...ctx, limits: { maxFileBytes: 1024 * 1024 } });
+    expect((outcome as { message: string }).message).toMatch(/larger than 1048576 bytes/);
+    // The same bound by default, below what the bomb expands to.
+    const byDefault = await runSync(store, cfg, ctx);
+    expect((byDefault as { message: string }).message).toMatch(/larger than \d+ bytes/);
+  });
+
+  it("ends a sync that outlives its deadline", async () => {
+    const { url, server } = await listen((_req, res) => {
+      // Headers, then nothing: the body never ends.
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"servers": [');
+    });
+    servers.push(server);
+    const cfg = await source("slow", { url: { url: `${url}/registry.json`, timeout: "10m" } });
+    const outcome = await runSync(store, cfg, { ...ctx, limits: { timeoutMs: 300 } });
+    expect(outcome).toMatchObject({ outcome: "failed" });
+    expect((await store.getStatus("slow"))?.phase).toBe("Failed");
+  });
+});
+
+describe("the first-sync readiness gate", () => {
+  let dir: string;
+  let hung: Server;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "gate-"));
+    ({ server: hung } = await listen(() => undefined));
+  });
+  afterAll(() => {
+    hung.closeAllConnections();
+    hung.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("opens after its deadline even when a source never answers", async () => {
+    const address = hung.address() as AddressInfo;
+    const server = await startServer(
+      `
+sources:
+  - name: hung
+    url: { url: "http://127.0.0.1:${address.port}/registry.json", timeout: 10m }
+  - name: team
+    managed: {}
+registries:
+  - name: default
+    sources: [hung, team]
+auth: { mode: anonymous }
+`,
+      dir,
+      { firstSyncDeadlineMs: 500 },
+    );
+    try {
+      const first = await fetch(`${server.url}/readiness`);
+      expect(first.status).toBe(503);
+      let status = 503;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await fetch(`${server.url}/readiness`)).status;
+      }
+      expect(status).toBe(200);
+      // The source itself is still syncing: only the gate opened.
+      const view = (await (await fetch(`${server.url}/v1/sources/hung`)).json()) as {
+        status: { phase: string };
+      };
+      expect(view.status.phase).toBe("Syncing");
+    } finally {
+      await server.close();
+    }
+  });
+});
