@@ -45,7 +45,7 @@ describe("sync limits", () => {
 
   async function source(name: string, cfg: Omit<SourceConfig, "name">): Promise<SourceConfig> {
     const kind = Object.keys(cfg).find((k) => ["api", "url"].includes(k)) ?? "url";
-    await store.putSource(name, kind as "api" | "url", cfg as Record<string, unknown>, "api");
+    await store.putSource(name, kind, cfg, "api");
     return { name, ...cfg };
   }
 
