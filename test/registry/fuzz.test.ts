@@ -462,7 +462,10 @@ describe.each(stores)("fuzzing every documented route ($name store)", (store) =>
     console.log(
       `fuzz (${store.name}, seed ${SEED}): ${JSON.stringify(counts)}\n` +
         Object.entries(byRoute)
-          .map(([k, c]) => `  ${k}: tried ${c.tried}, 4xx ${c["4xx"]}, 5xx ${c["5xx"]}`)
+          .map(
+            ([k, c]) =>
+              `  ${k}: tried ${c.tried}, 2xx/3xx ${c.ok}, 4xx ${c["4xx"]}, 5xx ${c["5xx"]}`,
+          )
           .join("\n"),
     );
     expect(failures.slice(0, 20), `seed ${SEED}`).toEqual([]);
