@@ -221,9 +221,12 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
                     : []),
                   {
                     name: "POD_NAMESPACE",
-                    valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } },
+                    valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
                   },
-                  { name: "POD_NAME", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+                  {
+                    name: "POD_NAME",
+                    valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } },
+                  },
                 ],
                 ports: [{ name: "http", containerPort: CONTROLLER_PORT, protocol: "TCP" }],
                 livenessProbe: {

@@ -233,7 +233,10 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
   ]);
 
   const env: EnvVar[] = [
-    { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+    {
+      name: "POD_NAMESPACE",
+      valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
+    },
   ];
   const volumes: Record<string, unknown>[] = [
     { name: "registry-config", configMap: { name: configMapName } },

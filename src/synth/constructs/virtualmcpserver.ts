@@ -139,7 +139,7 @@ export interface ContainerEnv {
   value?: string;
   valueFrom?: {
     secretKeyRef?: { name: string; key: string };
-    fieldRef?: { fieldPath: string };
+    fieldRef?: { apiVersion: string; fieldPath: string };
   };
 }
 
@@ -660,7 +660,10 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
   );
 
   const env: ContainerEnv[] = [
-    { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
+    {
+      name: "POD_NAMESPACE",
+      valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
+    },
     {
       name: `${VMCP_ENV_PREFIX}_SESSION_HMAC_SECRET`,
       valueFrom: { secretKeyRef: { name: vmcpHmacSecretName(name), key: VMCP_HMAC_SECRET_KEY } },
