@@ -1,67 +1,106 @@
-// `mcpfleet apply PATH...`: the controller's pipeline once, from local files: validate (nothing
+// `mcpfleet apply -f PATH...`: the controller's pipeline once, from local files: validate (nothing
 // is applied when any file is invalid), synthesize, server-side apply with the inventory, prune.
-import { McpfleetError } from "../errors.js";
 import { renderPaths } from "../controller/pipeline.js";
-import { createApplier } from "../controller/targets.js";
-import { CLUSTER_OPTIONS, parseClusterCommand } from "../controller/command-options.js";
+import { explainKubeError } from "../controller/kube-errors.js";
+import type { KubeClient } from "../controller/kube-client.js";
+import { clusterClient, createApplier } from "../controller/targets.js";
+import { objectName } from "../controller/applier.js";
+import { CLUSTER_OPTIONS, parseClusterCommand } from "./cluster-options.js";
+import { progressLine } from "./progress.js";
+import { retryLine } from "./retry-log.js";
+import type { RetryInfo } from "../controller/backoff.js";
 
-const USAGE = `Usage: mcpfleet apply PATH... [options]
+const USAGE = `Usage: mcpfleet apply [-f] PATH... [options]
 
 Validates the resources in the files and directories given, synthesizes them and applies the
 result to the cluster with server-side apply, as mcpfleet controller does for a revision.
 Nothing is applied when any file is invalid. Exit 0 applied, 1 invalid or failed, 2 usage.
 
-      --dry-run                server-side dry run: report what would change, write nothing
+      --dry-run=none|client|server
+                               client: validate and render, print what would be applied, talk
+                               to no server; server (also a bare --dry-run): the API server runs
+                               every admission step and reports what would change; writes nothing
       --force-recreate         delete and recreate objects whose immutable fields changed
+  -o, --output text|json       text lines (default), or one JSON document of every change
 ${CLUSTER_OPTIONS}`;
+
+interface Io {
+  out: (l: string) => void;
+  err: (l: string) => void;
+}
 
 export async function runApply(
   argv: string[],
-  io: { out: (l: string) => void; err: (l: string) => void } = {
+  io: Io = {
     out: (l) => void process.stdout.write(`${l}\n`),
     err: (l) => void process.stderr.write(`${l}\n`),
   },
 ): Promise<number> {
   const config = parseClusterCommand("apply", argv, USAGE);
   if (config === undefined) return 0;
-  const applier = createApplier(
-    { kind: "cluster" },
-    {
-      ...(config.kubeconfig !== undefined ? { kubeconfig: config.kubeconfig } : {}),
-      fieldManager: config.fieldManager,
-      prune: config.prune,
-      forceRecreate: config.forceRecreate,
-      ...(config.controllerNamespace !== undefined
-        ? { namespace: config.controllerNamespace }
-        : {}),
-    },
-    { onChange: (c) => io.out(`${c.object} ${c.action}${config.dryRun ? " (dry run)" : ""}`) },
-  );
+  const json = config.output === "json";
+  const progress = progressLine();
+  progress.update(`apply: validating ${config.paths.join(" ")}…`);
   const rendered = await renderPaths(config.paths, process.cwd(), { namespace: config.namespace });
+  progress.done();
   for (const w of rendered.warnings) io.err(w);
   if (!rendered.ok) {
     for (const e of rendered.errors) io.err(e);
     io.err(`${rendered.errors.length} errors; nothing was applied`);
     return 1;
   }
+  if (config.dryRun === "client") {
+    const names = rendered.objects.map((o) => objectName(o));
+    if (json) io.out(JSON.stringify({ dryRun: "client", objects: names }, null, 2));
+    else for (const n of names) io.out(`${n} (dry run, client)`);
+    io.err(`would apply ${names.length} object(s); the cluster was not contacted`);
+    return 0;
+  }
+  const cluster = {
+    ...(config.kubeconfig !== undefined ? { kubeconfig: config.kubeconfig } : {}),
+    ...(config.context !== undefined ? { context: config.context } : {}),
+    fieldManager: config.fieldManager,
+    prune: config.prune,
+    forceRecreate: config.forceRecreate,
+    ...(config.controllerNamespace !== undefined ? { namespace: config.controllerNamespace } : {}),
+  };
+  const client: KubeClient = clusterClient(cluster);
+  const dryRun = config.dryRun === "server";
+  let written = 0;
+  const applier = createApplier({ kind: "cluster" }, cluster, {
+    client,
+    onChange: (c) => {
+      progress.update(`apply: ${++written} object(s) written…`);
+      if (!json) {
+        progress.done();
+        io.out(`${c.object} ${c.action}${dryRun ? " (server dry run)" : ""}`);
+      }
+    },
+    // A person is waiting: give up on an unreachable server within a few seconds, not a minute.
+    backoff: {
+      capMs: 1_000,
+      ...(config.verbose ? { onRetry: (r: RetryInfo) => io.err(retryLine(r)) } : {}),
+    },
+  });
   try {
     const result = await applier.apply(
       rendered.objects,
       { commit: "local", ref: config.paths.join(" ") },
-      { dryRun: config.dryRun, resources: rendered.loaded, owners: rendered.owners },
+      { dryRun, resources: rendered.loaded, owners: rendered.owners },
     );
-    io.out(
-      `${config.dryRun ? "would apply" : "applied"}: ${result.applied} changed, ${result.unchanged} unchanged, ${result.pruned} pruned`,
-    );
+    progress.done();
+    const totals = `${result.applied} changed, ${result.unchanged} unchanged, ${result.pruned} pruned`;
+    const summary = `${dryRun ? "would apply" : "applied"}: ${totals}`;
+    if (json) {
+      io.out(JSON.stringify({ dryRun: config.dryRun, ...result }, null, 2));
+      io.err(summary);
+    } else io.out(summary);
     return 0;
   } catch (err) {
-    if (err instanceof McpfleetError) {
-      io.err(`apply failed: ${err.message} (${err.code})`);
-      return 1;
-    }
-    throw err;
+    progress.done();
+    throw explainKubeError(err, client) ?? err;
   } finally {
-    (applier as { close?: () => void }).close?.();
+    client.close();
   }
 }
 

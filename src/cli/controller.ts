@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import { homedir, hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { McpfleetError } from "../errors.js";
+import { parseCommandArgs, usageError } from "./args.js";
 import { GitSource, type GitAuth, type GitRevisionSpec } from "../controller/git-source.js";
 import { Reconciler, type Logger, type SyncOutcome } from "../controller/reconciler.js";
 import { Scheduler, checkCron, parseInterval } from "../controller/schedule.js";
@@ -51,6 +51,7 @@ Target:
       --target cluster|dir:PATH
                                apply to the cluster (default) or write manifests to PATH
       --kubeconfig FILE        cluster credentials (default: in-cluster or $KUBECONFIG)
+      --context NAME           the kubeconfig context to use (default: its current context)
       --field-manager NAME     server-side apply field manager (default mcpfleet)
       --prune                  delete objects this controller applied that are no longer rendered
       --force-recreate         delete and recreate objects whose immutable fields changed
@@ -92,8 +93,7 @@ export interface ControllerConfig {
   leaseDurationSeconds: number;
 }
 
-const usage = (message: string) =>
-  new McpfleetError("ERR_USAGE", `controller: ${message}; see mcpfleet controller --help`);
+const usage = (message: string) => usageError("controller", message);
 
 function duration(text: string, flag: string): number {
   try {
@@ -112,46 +112,42 @@ function defaultCacheDir(): string {
 
 /** Parses and checks the command line; `undefined` means --help was printed. */
 export function parseControllerArgs(argv: string[]): ControllerConfig | undefined {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        repo: { type: "string" },
-        branch: { type: "string" },
-        tag: { type: "string" },
-        commit: { type: "string" },
-        path: { type: "string", default: "" },
-        username: { type: "string" },
-        "password-file": { type: "string" },
-        "token-file": { type: "string" },
-        "ca-file": { type: "string" },
-        "cache-dir": { type: "string" },
-        interval: { type: "string" },
-        schedule: { type: "string" },
-        jitter: { type: "string" },
-        "drift-interval": { type: "string", default: "1h" },
-        once: { type: "boolean", default: false },
-        target: { type: "string", default: "cluster" },
-        kubeconfig: { type: "string" },
-        "field-manager": { type: "string", default: "mcpfleet" },
-        prune: { type: "boolean", default: false },
-        "force-recreate": { type: "boolean", default: false },
-        "dry-run": { type: "boolean", default: false },
-        namespace: { type: "string", short: "n", default: "default" },
-        listen: { type: "string", default: ":8080" },
-        "webhook-secret-file": { type: "string" },
-        "log-format": { type: "string" },
-        "lease-duration": { type: "string", default: "15s" },
-        "controller-namespace": { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (err) {
-    throw usage((err as Error).message.split(". ")[0] ?? "bad arguments");
-  }
+  const parsed = parseCommandArgs("controller", {
+    args: argv,
+    allowPositionals: false,
+    strict: true,
+    options: {
+      repo: { type: "string" },
+      branch: { type: "string" },
+      tag: { type: "string" },
+      commit: { type: "string" },
+      path: { type: "string", default: "" },
+      username: { type: "string" },
+      "password-file": { type: "string" },
+      "token-file": { type: "string" },
+      "ca-file": { type: "string" },
+      "cache-dir": { type: "string" },
+      interval: { type: "string" },
+      schedule: { type: "string" },
+      jitter: { type: "string" },
+      "drift-interval": { type: "string", default: "1h" },
+      once: { type: "boolean", default: false },
+      target: { type: "string", default: "cluster" },
+      kubeconfig: { type: "string" },
+      context: { type: "string" },
+      "field-manager": { type: "string", default: "mcpfleet" },
+      prune: { type: "boolean", default: false },
+      "force-recreate": { type: "boolean", default: false },
+      "dry-run": { type: "boolean", default: false },
+      namespace: { type: "string", short: "n", default: "default" },
+      listen: { type: "string", default: ":8080" },
+      "webhook-secret-file": { type: "string" },
+      "log-format": { type: "string" },
+      "lease-duration": { type: "string", default: "15s" },
+      "controller-namespace": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
   const v = parsed.values;
   if (v.help) {
     console.log(USAGE);
@@ -233,6 +229,7 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
     target,
     cluster: {
       ...(v.kubeconfig !== undefined ? { kubeconfig: v.kubeconfig } : {}),
+      ...(v.context !== undefined ? { context: v.context } : {}),
       fieldManager: v["field-manager"],
       prune: v.prune,
       forceRecreate: v["force-recreate"],
@@ -302,6 +299,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
   const client = config.target.kind === "cluster" ? clusterClient(config.cluster) : undefined;
   const applier = createApplier(config.target, config.cluster, {
     stopping: () => stopping,
+    inputs: [config.cacheDir],
     ...(client !== undefined ? { client } : {}),
   });
   const source = new GitSource({

@@ -2,14 +2,16 @@
 // unified diff per object (server-populated and defaulted fields ignored). Exit 1 when there are
 // changes, 0 when none, 2 on usage errors or invalid files.
 import { McpfleetError } from "../errors.js";
+import { explainKubeError } from "../controller/kube-errors.js";
 import { planObjects } from "../controller/cluster-plan.js";
 import { diffPlan } from "../controller/diff.js";
 import { InventoryStore } from "../controller/inventory.js";
 import { renderPaths } from "../controller/pipeline.js";
 import { clusterClient, controllerNamespace } from "../controller/targets.js";
-import { CLUSTER_OPTIONS, parseClusterCommand } from "../controller/command-options.js";
+import { usageError } from "./args.js";
+import { CLUSTER_OPTIONS, parseClusterCommand } from "./cluster-options.js";
 
-const USAGE = `Usage: mcpfleet diff PATH... [options]
+const USAGE = `Usage: mcpfleet diff [-f] PATH... [options]
 
 Shows what mcpfleet apply would change in the cluster: for each object, a unified diff of its
 live state against its state after a server-side dry-run apply; new objects whole, and with
@@ -26,8 +28,12 @@ export async function runDiff(
 ): Promise<number> {
   const config = parseClusterCommand("diff", argv, USAGE);
   if (config === undefined) return 0;
+  if (config.dryRun !== "none" || config.output !== "text") {
+    throw usageError("diff", "--dry-run and -o are apply's options; diff never writes");
+  }
   const client = clusterClient({
     ...(config.kubeconfig !== undefined ? { kubeconfig: config.kubeconfig } : {}),
+    ...(config.context !== undefined ? { context: config.context } : {}),
     fieldManager: config.fieldManager,
     prune: config.prune,
     forceRecreate: false,
@@ -64,6 +70,8 @@ export async function runDiff(
         : `${count("create")} to create, ${count("change")} to change, ${count("delete")} to delete`,
     );
     return diffs.length === 0 ? 0 : 1;
+  } catch (err) {
+    throw explainKubeError(err, client) ?? err;
   } finally {
     client.close();
   }
@@ -74,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
     return await runDiff(argv);
   } catch (err) {
     if (err instanceof McpfleetError && err.code === "ERR_INVALID_RESOURCES") {
-      console.error(`mcpfleet: ${err.message} (${err.code})`);
+      console.error(`mcpfleet: ${err.message}`);
       return 2;
     }
     throw err;

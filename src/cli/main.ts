@@ -1,8 +1,9 @@
 // The `mcpfleet` command: dispatches to one module per command, loaded only when used so that
 // start-up stays fast (validate in CI and pre-commit runs often).
 import nodeModule from "node:module";
-import { isMcpfleetError } from "../errors.js";
 import { projectVersion } from "../project.js";
+import { didYouMean } from "../suggest.js";
+import { reportFailure } from "./failure.js";
 
 // Node's compile cache keeps the compiled code of the modules a command loads on disk (in the
 // temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off): from the second run on, a
@@ -45,6 +46,20 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: "Run the registry server (registry serve --config FILE)",
     load: () => import("./registry.js"),
   },
+  version: {
+    summary: "Print mcpfleet's version",
+    load: () =>
+      Promise.resolve({
+        main: () => {
+          console.log(projectVersion());
+          return Promise.resolve(0);
+        },
+      }),
+  },
+  help: {
+    summary: "Print this help, or a command's: mcpfleet help COMMAND",
+    load: () => Promise.resolve({ main: help }),
+  },
 };
 
 function usage(): string {
@@ -55,25 +70,36 @@ function usage(): string {
     "Commands:",
     ...lines,
     "",
-    "  mcpfleet <command> --help for a command's options.",
+    "  mcpfleet help <command> (or mcpfleet <command> --help) for a command's options.",
+    "  MCPFLEET_DEBUG=1 prints stack traces and retries when something fails.",
   ].join("\n");
+}
+
+function unknownCommand(name: string): number {
+  console.error(
+    `mcpfleet: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}; see mcpfleet help`,
+  );
+  return 2;
+}
+
+/** `mcpfleet help [COMMAND]`: the overview, or the command's own --help. */
+async function help(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help") {
+    console.log(usage());
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) return unknownCommand(name);
+  return (await command.load()).main([...rest, "--help"]);
 }
 
 async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    console.log(usage());
-    return name === undefined ? 2 : 0;
-  }
-  if (name === "version" || name === "--version") {
-    console.log(projectVersion());
-    return 0;
-  }
+  if (name === undefined || name === "--help" || name === "-h") return help([]);
+  if (name === "--version") return run(["version"]);
   const command = COMMANDS[name];
-  if (command === undefined) {
-    console.error(`mcpfleet: unknown command "${name}"\n\n${usage()}`);
-    return 2;
-  }
+  if (command === undefined) return unknownCommand(name);
   const module = await command.load();
   return module.main(rest);
 }
@@ -81,11 +107,5 @@ async function run(argv: string[]): Promise<number> {
 try {
   process.exitCode = await run(process.argv.slice(2));
 } catch (err) {
-  if (isMcpfleetError(err)) {
-    console.error(`mcpfleet: ${err.message} (${err.code})`);
-    process.exitCode = err.code === "ERR_USAGE" ? 2 : 1;
-  } else {
-    console.error(err);
-    process.exitCode = 2;
-  }
+  process.exitCode = reportFailure(err);
 }

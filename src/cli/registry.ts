@@ -1,7 +1,6 @@
 // `mcpfleet registry serve --config FILE [--address HOST] [--port N]`: runs the registry
 // server until SIGTERM or SIGINT, then shuts down gracefully.
-import { parseArgs } from "node:util";
-import { McpfleetError } from "../errors.js";
+import { parseCommandArgs, usageError } from "./args.js";
 import { parseDuration } from "../registry/config/duration.js";
 import { loadConfigFile } from "../registry/config/load.js";
 import { RegistryServer } from "../registry/server.js";
@@ -14,7 +13,8 @@ Options:
   --port N                 port to listen on (default 8080; 0 picks a free one)
   --body-limit BYTES       largest request body (default 1048576)
   --request-timeout DUR    time limit of one request, Go-style duration (default 30s; 0 none)
-  --check                  validate the configuration and exit`;
+  --check                  validate the configuration and exit
+  -h, --help               show this help`;
 
 export async function main(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -22,39 +22,42 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== "serve")
-    throw new McpfleetError("ERR_USAGE", `unknown registry command "${sub}"\n\n${USAGE}`);
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: rest,
-      options: {
-        config: { type: "string" },
-        address: { type: "string" },
-        port: { type: "string" },
-        "body-limit": { type: "string" },
-        "request-timeout": { type: "string" },
-        check: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    throw new McpfleetError("ERR_USAGE", `${(err as Error).message}\n\n${USAGE}`);
-  }
+  if (sub !== "serve") throw usageError("registry", `unknown command "${sub}" (registry serve)`);
+  const { values } = parseCommandArgs("registry", {
+    args: rest,
+    options: {
+      config: { type: "string" },
+      address: { type: "string" },
+      port: { type: "string" },
+      "body-limit": { type: "string" },
+      "request-timeout": { type: "string" },
+      check: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
   if (values.help === true) {
     console.log(USAGE);
     return 0;
   }
-  if (values.config === undefined)
-    throw new McpfleetError("ERR_USAGE", `--config is required\n\n${USAGE}`);
+  if (values.config === undefined || values.config === "") {
+    throw usageError("registry", "--config FILE is required");
+  }
   const port = values.port === undefined ? 8080 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new McpfleetError("ERR_USAGE", `--port must be 0 to 65535, got "${values.port}"`);
+  if (values.port === "" || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw usageError("registry", `--port must be 0 to 65535, not "${values.port}"`);
   }
   const bodyLimit = values["body-limit"] === undefined ? undefined : Number(values["body-limit"]);
   if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) {
-    throw new McpfleetError("ERR_USAGE", `--body-limit must be a positive number of bytes`);
+    throw usageError("registry", "--body-limit must be a positive number of bytes");
+  }
+  let requestTimeoutMs: number | undefined;
+  if (values["request-timeout"] !== undefined) {
+    try {
+      requestTimeoutMs = parseDuration(values["request-timeout"]);
+    } catch (err) {
+      throw usageError("registry", `--request-timeout: ${(err as Error).message}`);
+    }
   }
   const loaded = loadConfigFile(values.config);
   if (values.check === true) {
@@ -66,9 +69,7 @@ export async function main(argv: string[]): Promise<number> {
     ...(values.address !== undefined ? { address: values.address } : {}),
     port,
     ...(bodyLimit !== undefined ? { bodyLimit } : {}),
-    ...(values["request-timeout"] !== undefined
-      ? { requestTimeoutMs: parseDuration(values["request-timeout"]) }
-      : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
   });
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {

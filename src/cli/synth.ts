@@ -1,42 +1,102 @@
-// `mcpfleet synth [PATH...] [-o DIR]`: validates resource YAML, then renders it into the
-// Kubernetes manifests an operator would create, one file per namespace plus the install bundle.
-import { stringify } from "yaml";
-import { parseCommandArgs } from "./args.js";
-import { McpfleetError } from "../errors.js";
+// `mcpfleet synth [PATH...] [--output-dir DIR | -o yaml|json]`: validates resource YAML, then
+// renders it into the Kubernetes manifests an operator would create, one file per namespace plus
+// the install bundle, into a directory (never deleting what it did not write) or to stdout.
+import { parse as parseYaml, stringify } from "yaml";
+import { parseCommandArgs, usageError } from "./args.js";
+import { chooseInputs, describeInputs } from "./inputs.js";
+import { progressLine } from "./progress.js";
 import { loadPaths } from "../synth/load.js";
 import { ResourceSet } from "../synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
-import { renderFiles, writeFilesAtomically } from "../synth/output.js";
+import { renderFiles } from "../synth/output.js";
+import { checkOutputDir, writeOutputDir } from "../synth/output-dir.js";
 import { computeStatuses } from "../synth/status.js";
 import { DEFAULT_OPTIONS, exitCode, formatReport } from "../validate/index.js";
 
 const USAGE = `Usage: mcpfleet synth [options] [PATH|-]...
 
 Validates resource YAML (files, directories searched recursively, or - for standard input;
-default .) with every level of mcpfleet validate, then writes the Kubernetes manifests for it:
+with no path, standard input when it is not a terminal, else .) with every level of mcpfleet validate, then writes the Kubernetes manifests for it:
 DIR/<namespace>.yaml per namespace and the install bundle in DIR/install/. Documents that are
 not resources (registry-server configs, registry data) are skipped. When anything is invalid,
-the errors are printed as validate prints them and DIR is left untouched.
+the errors are printed as validate prints them and nothing is written.
+
+synth writes into DIR and removes only files an earlier synth wrote there (listed in
+DIR/.mcpfleet-output.json). It refuses a DIR that is a file or a device, the current directory,
+an input or a directory holding one, and a non-empty directory it did not write (unless --force).
 
 Options:
-  -o, --output DIR          output directory (default dist)
+  -d, --output-dir DIR      output directory (default dist)
+  -o, --output FORMAT       print the manifests to standard output instead: yaml or json
+      --force               write into a non-empty directory synth did not write (its other
+                            files are kept)
       --status              also print the computed status of every resource (YAML)
   -n, --namespace NS        namespace of resources whose metadata has none (default "default")
       --runner-image IMG    proxy runner image (default ${DEFAULT_SYNTH_OPTIONS.runnerImage})
       --vmcp-image IMG      virtual server image (default ${DEFAULT_SYNTH_OPTIONS.vmcpImage})
       --registry-image IMG  registry API image (default ${DEFAULT_SYNTH_OPTIONS.registryImage})
       --embedding-image IMG embedding server image (default ${DEFAULT_SYNTH_OPTIONS.embeddingImage})
-      --no-install          do not write the install bundle
+      --no-install          leave out the install bundle
   -h, --help                show this help
 
-Exit status: 0 written, 1 invalid input (nothing written), 2 usage error or unreadable path.
+-o DIR (a directory rather than a format) still works for one release and warns: use -d DIR.
+
+Exit status: 0 written, 1 invalid input or no resource found (nothing written), 2 usage error
+or unreadable path.
 See docs/synth.md.`;
+
+/** Formats `-o` prints to standard output. */
+const PRINT_FORMATS = ["yaml", "json"] as const;
+type PrintFormat = (typeof PRINT_FORMATS)[number];
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   if (text === "") return Promise.resolve();
   return new Promise((resolve, reject) =>
-    stream.write(text, (err) => (err ? reject(err) : resolve())),
+    stream.write(text, (err) =>
+      err && (err as NodeJS.ErrnoException).code !== "EPIPE" ? reject(err) : resolve(),
+    ),
   );
+}
+
+/** Where the run's output goes: a directory, or standard output in a format. */
+type Destination = { dir: string } | { print: PrintFormat };
+
+function destination(values: {
+  output?: string | undefined;
+  "output-dir"?: string | undefined;
+}): Destination {
+  const { output, "output-dir": dir } = values;
+  if (output !== undefined && dir !== undefined) {
+    throw usageError("synth", "give -o FORMAT or -d DIR, not both");
+  }
+  if (dir !== undefined) {
+    if (dir === "") throw usageError("synth", "--output-dir must not be empty");
+    return { dir };
+  }
+  if (output === undefined) return { dir: "dist" };
+  if ((PRINT_FORMATS as readonly string[]).includes(output))
+    return { print: output as PrintFormat };
+  if (output === "" || output.startsWith("=")) {
+    throw usageError("synth", `-o takes ${PRINT_FORMATS.join(" or ")}, not "${output}"`);
+  }
+  process.stderr.write(
+    `synth: -o DIR is deprecated and will mean only an output format; use -d ${output} (--output-dir)\n`,
+  );
+  return { dir: output };
+}
+
+/** Every file's objects as one stream, install bundle first (apply order), as kustomize prints. */
+function printable(files: ReadonlyMap<string, string>, format: PrintFormat): string {
+  const ordered = [...files.entries()].sort(
+    ([a], [b]) => Number(!a.startsWith("install/")) - Number(!b.startsWith("install/")),
+  );
+  const yaml = ordered.map(([, text]) => text).filter((t) => t !== "");
+  if (format === "yaml") return yaml.join("---\n");
+  // JSON: a v1 List, the form kubectl prints for several objects.
+  const items = yaml.flatMap((text) =>
+    text.split(/^---\n/m).map((doc) => (parseYaml(doc) as unknown) ?? null),
+  );
+  return `${JSON.stringify({ apiVersion: "v1", kind: "List", items: items.filter((i) => i !== null) }, null, 2)}\n`;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -46,7 +106,9 @@ export async function main(argv: string[]): Promise<number> {
     allowNegative: true,
     strict: true,
     options: {
-      output: { type: "string", short: "o", default: "dist" },
+      output: { type: "string", short: "o" },
+      "output-dir": { type: "string", short: "d" },
+      force: { type: "boolean", default: false },
       status: { type: "boolean", default: false },
       namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
       "runner-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.runnerImage },
@@ -63,43 +125,77 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   for (const flag of [
-    "output",
     "namespace",
     "runner-image",
     "vmcp-image",
     "registry-image",
     "embedding-image",
   ] as const) {
-    if (values[flag] === "")
-      throw new McpfleetError("ERR_USAGE", `synth: --${flag} must not be empty`);
+    if (values[flag] === "") throw usageError("synth", `--${flag} must not be empty`);
   }
   if (positionals.filter((p) => p === "-").length > 1) {
-    throw new McpfleetError("ERR_USAGE", "synth: standard input (-) can be read only once");
+    throw usageError("synth", "standard input (-) can be read only once");
   }
+  const to = destination(values);
+  if ("print" in to && values.status) {
+    throw usageError("synth", "--status prints to standard output too; use it with -d DIR");
+  }
+  const chosen = chooseInputs("synth", positionals);
+  const inputs = chosen.paths;
+  if (chosen.notice !== undefined) process.stderr.write(`${chosen.notice}\n`);
+  // Refuse a destructive output directory before reading anything.
+  const guard = { flag: "--output-dir", inputs, force: values.force, generator: "mcpfleet synth" };
+  if ("dir" in to) checkOutputDir(to.dir, guard);
   const options: SynthOptions = {
     runnerImage: values["runner-image"],
     vmcpImage: values["vmcp-image"],
     registryImage: values["registry-image"],
     embeddingImage: values["embedding-image"],
   };
-  const loaded = await loadPaths(positionals, { namespace: values.namespace });
+  const progress = progressLine();
+  progress.update(`synth: validating ${inputs.join(" ")}…`);
+  const loaded = await loadPaths(inputs, { namespace: values.namespace });
+  progress.done();
   const report = formatReport(loaded.report, "text", { summary: false, color: false });
+  const where = "dir" in to ? to.dir : "standard output";
   if (!loaded.valid) {
     await write(process.stdout, report);
-    await write(process.stderr, `synth: invalid input; nothing written to ${values.output}\n`);
+    await write(process.stderr, `synth: invalid input; nothing written to ${where}\n`);
     return Math.max(exitCode(loaded.report), 1);
   }
-  // Warnings (unknown fields) do not stop synthesis; they are shown as validate shows them.
+  // Warnings do not stop synthesis; they are shown as validate shows them.
   await write(process.stderr, report);
+  if (loaded.resources.length === 0) {
+    await write(
+      process.stderr,
+      `synth: no resources found in ${describeInputs(chosen)}; nothing written to ${where}\n`,
+    );
+    return 1;
+  }
+  progress.update(`synth: rendering ${loaded.resources.length} resource(s)…`);
   const rendered = renderFiles(loaded.resources, options, { install: values.install });
-  writeFilesAtomically(values.output, rendered.files);
-  if (values.status) {
-    const statuses = computeStatuses(new ResourceSet(loaded.resources));
-    await write(process.stdout, statuses.map((s) => stringify(s, { lineWidth: 0 })).join("---\n"));
+  progress.done();
+  if ("print" in to) {
+    await write(process.stdout, printable(rendered.files, to.print));
+  } else {
+    const outcome = writeOutputDir(to.dir, rendered.files, guard);
+    if (values.status) {
+      const statuses = computeStatuses(new ResourceSet(loaded.resources));
+      await write(
+        process.stdout,
+        statuses.map((s) => stringify(s, { lineWidth: 0 })).join("---\n"),
+      );
+    }
+    const removed = outcome.removed.length > 0 ? `, ${outcome.removed.length} removed` : "";
+    await write(
+      process.stderr,
+      `synth: ${loaded.resources.length} resource(s) -> ${rendered.objects} object(s) in ${rendered.namespaces} namespace file(s); ${to.dir}: ${outcome.written.length} file(s) written, ${outcome.unchanged.length} unchanged${removed}\n`,
+    );
+    return 0;
   }
   await write(
     process.stderr,
-    `synth: ${loaded.resources.length} resource(s) -> ${rendered.objects} object(s) in ${rendered.namespaces} namespace file(s), ${rendered.files.size} file(s) written to ${values.output}\n`,
+    `synth: ${loaded.resources.length} resource(s) -> ${rendered.objects} object(s) written to ${where}\n`,
   );
   return 0;
 }

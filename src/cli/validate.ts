@@ -1,6 +1,10 @@
 // `mcpfleet validate [PATH|-]...`: schema, CEL and reference validation of resource YAML.
 import { McpfleetError } from "../errors.js";
+import { didYouMean } from "../suggest.js";
+import { UNKNOWN_FIELDS, type UnknownFields } from "../validate/types.js";
 import { parseCommandArgs } from "./args.js";
+import { chooseInputs, describeInputs } from "./inputs.js";
+import { progressLine } from "./progress.js";
 import {
   DEFAULT_OPTIONS,
   FORMATS,
@@ -13,22 +17,29 @@ import {
 const USAGE = `Usage: mcpfleet validate [options] [PATH|-]...
 
 Validates resource YAML (files, directories searched recursively for .yaml, .yml and .json,
-or - for standard input; default .) at three levels: schema, CEL rules and references
-across all the documents given.
+or - for standard input) at three levels: schema, CEL rules and references across all the
+documents given. With no path, standard input is read when it is not a terminal (a pipe),
+else the current directory.
 
 Options:
-  -o, --output FORMAT      text (default), json, junit or tap
-      --summary            add a summary (text and tap)
-  -n, --namespace NS       namespace of resources whose metadata has none (default "default")
-      --strict             unknown fields are errors, not warnings
-      --allow-missing-refs references to resources not given are warnings, not errors
-      --registry-config    treat every document as a registry-server configuration file
-      --kube               validate core Kubernetes kinds against Kubernetes' OpenAPI schemas
-      --color, --no-color  force colours on or off (default: on for a terminal)
-  -h, --help               show this help
+  -o, --output FORMAT         text (default), json, junit or tap
+      --summary               add a summary (text and tap)
+  -n, --namespace NS          namespace of resources whose metadata has none (default "default")
+      --unknown-fields MODE   error (default), warn or ignore: fields the schema does not have
+      --strict                unknown fields are errors (the default; kept for compatibility)
+      --ignore-missing-schemas  skip kinds no schema is known for (other API groups' kinds)
+      --allow-missing-refs    references to resources not given are warnings, not errors
+      --allow-empty           an input with no resource is not an error
+      --registry-config       treat every document as a registry-server configuration file
+      --no-kube               skip core Kubernetes kinds instead of validating them
+      --color, --no-color     force colours on or off (default: on for a terminal, off with NO_COLOR)
+  -h, --help                  show this help
 
-Exit status: 0 all valid, 1 something invalid, 2 usage error or unreadable path.
-See docs/validate.md.`;
+Exit status: 0 all valid, 1 something invalid or no resource found, 2 usage error or
+unreadable path. See docs/validate.md.`;
+
+/** Fewer files than this are validated too fast for a progress line to be worth drawing. */
+const PROGRESS_MIN_FILES = 20;
 
 function useColor(flag: boolean | undefined): boolean {
   if (flag !== undefined) return flag;
@@ -48,10 +59,13 @@ export async function main(argv: string[]): Promise<number> {
       output: { type: "string", short: "o", default: "text" },
       summary: { type: "boolean", default: false },
       namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
+      "unknown-fields": { type: "string" },
       strict: { type: "boolean", default: false },
+      "ignore-missing-schemas": { type: "boolean", default: false },
       "allow-missing-refs": { type: "boolean", default: false },
+      "allow-empty": { type: "boolean", default: false },
       "registry-config": { type: "boolean", default: false },
-      kube: { type: "boolean", default: false },
+      kube: { type: "boolean", default: DEFAULT_OPTIONS.kube },
       color: { type: "boolean" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -64,22 +78,40 @@ export async function main(argv: string[]): Promise<number> {
   if (!isFormat(values.output)) {
     throw new McpfleetError(
       "ERR_USAGE",
-      `validate: unknown output format "${values.output}"; use one of ${FORMATS.join(", ")}`,
+      `validate: unknown output format "${values.output}"${didYouMean(values.output, FORMATS)}; use one of ${FORMATS.join(", ")}`,
     );
   }
+  const unknownFields = unknownFieldsOption(values["unknown-fields"], values.strict);
   if (values.namespace === "") {
     throw new McpfleetError("ERR_USAGE", "validate: --namespace must not be empty");
   }
   if (positionals.filter((p) => p === "-").length > 1) {
     throw new McpfleetError("ERR_USAGE", "validate: standard input (-) can be read only once");
   }
-  const report = await validatePaths(positionals, {
-    namespace: values.namespace,
-    strict: values.strict,
-    allowMissingRefs: values["allow-missing-refs"],
-    registryConfig: values["registry-config"],
-    kube: values.kube,
-  });
+  const inputs = chooseInputs("validate", positionals);
+  if (inputs.notice !== undefined) process.stderr.write(`${inputs.notice}\n`);
+  const progress = progressLine(process.stderr);
+  let report;
+  try {
+    report = await validatePaths(inputs.paths, {
+      namespace: values.namespace,
+      unknownFields,
+      ignoreMissingSchemas: values["ignore-missing-schemas"],
+      allowMissingRefs: values["allow-missing-refs"],
+      registryConfig: values["registry-config"],
+      kube: values.kube,
+      onProgress: (done, total) => {
+        // A few files take less time than reading a progress line would.
+        if (total >= PROGRESS_MIN_FILES) progress.update(`validate: ${done}/${total} files`);
+      },
+    });
+  } finally {
+    progress.done();
+  }
+  if (report.resources.length === 0) {
+    const verdict = values["allow-empty"] ? "" : " (an error; --allow-empty accepts it)";
+    process.stderr.write(`validate: no resources found in ${describeInputs(inputs)}${verdict}\n`);
+  }
   const text = formatReport(report, values.output, {
     summary: values.summary,
     color: values.output === "text" && useColor(values.color),
@@ -90,5 +122,27 @@ export async function main(argv: string[]): Promise<number> {
       err && (err as NodeJS.ErrnoException).code !== "EPIPE" ? reject(err) : resolve(),
     ),
   );
-  return exitCode(report);
+  return exitCode(report, { allowEmpty: values["allow-empty"] });
+}
+
+/** `--unknown-fields`, with `--strict` as the old spelling of its default. */
+function unknownFieldsOption(mode: string | undefined, strict: boolean): UnknownFields {
+  if (mode === undefined) return "error";
+  if (!isUnknownFields(mode)) {
+    throw new McpfleetError(
+      "ERR_USAGE",
+      `validate: unknown --unknown-fields mode "${mode}"${didYouMean(mode, UNKNOWN_FIELDS)}; use one of ${UNKNOWN_FIELDS.join(", ")}`,
+    );
+  }
+  if (strict && mode !== "error") {
+    throw new McpfleetError(
+      "ERR_USAGE",
+      `validate: --strict means --unknown-fields=error; it cannot go with --unknown-fields=${mode}`,
+    );
+  }
+  return mode;
+}
+
+function isUnknownFields(mode: string): mode is UnknownFields {
+  return (UNKNOWN_FIELDS as readonly string[]).includes(mode);
 }

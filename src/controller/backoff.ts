@@ -2,6 +2,14 @@
 // and min(cap, base * 2^attempt)), on the errors that go away by themselves: 409 conflicts, 429
 // throttling (honouring Retry-After) and 5xx.
 
+/** What failed before a retry: the attempt (1-based), the delay chosen, the error. */
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  status: number | undefined;
+  error?: unknown;
+}
+
 export interface BackoffOptions {
   /** First delay bound in milliseconds. */
   baseMs: number;
@@ -14,7 +22,7 @@ export interface BackoffOptions {
   /** Waits; a timer by default (tests pass their own). */
   sleep?: (ms: number) => Promise<void>;
   /** Called before each retry with the attempt that failed (1-based) and the delay chosen. */
-  onRetry?: (info: { attempt: number; delayMs: number; status: number | undefined }) => void;
+  onRetry?: (info: RetryInfo) => void;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { baseMs: 200, capMs: 30_000, maxAttempts: 6 };
@@ -90,7 +98,7 @@ export async function withBackoff<T>(
       let delay = backoffDelay(attempt - 1, opts);
       const floor = status === 429 ? parseRetryAfter(retryAfter) : undefined;
       if (floor !== undefined) delay = Math.min(opts.capMs, Math.max(delay, floor));
-      opts.onRetry?.({ attempt, delayMs: delay, status });
+      opts.onRetry?.({ attempt, delayMs: delay, status, error: err });
       await sleep(delay);
     }
   }

@@ -52,8 +52,9 @@ export class KubeApiError extends Error {
     reason: string | undefined,
     causes: StatusCause[],
     headers: Record<string, string>,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = "KubeApiError";
     this.status = status;
     this.reason = reason;
@@ -68,36 +69,60 @@ export interface RequestOptions {
   contentType?: string;
 }
 
+/**
+ * How long a request may go without any byte from the server before it fails (and, as a server
+ * error, is retried): a connection that is accepted and never answered must not hang a
+ * reconciliation forever.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
 interface ResourceInfo {
   name: string;
   namespaced: boolean;
 }
 
-/** Loads a kubeconfig: the file given, else in-cluster or $KUBECONFIG or ~/.kube/config. */
-export function loadKubeConfig(file?: string): KubeConfig {
+/**
+ * Loads a kubeconfig: the file given, else in-cluster or $KUBECONFIG or ~/.kube/config; with
+ * `context`, that context instead of the file's current one (kubectl's --context).
+ */
+export function loadKubeConfig(file?: string, context?: string): KubeConfig {
   const kc = new KubeConfig();
   if (file !== undefined) kc.loadFromFile(file);
   else kc.loadFromDefault();
+  if (context !== undefined) {
+    const names = kc.getContexts().map((c) => c.name);
+    if (!names.includes(context)) {
+      throw new Error(
+        `it has no context "${context}"${names.length > 0 ? ` (contexts: ${names.join(", ")})` : ""}`,
+      );
+    }
+    kc.setCurrentContext(context);
+  }
   return kc;
 }
 
 export class KubeClient {
   readonly kc: KubeConfig;
   readonly server: URL;
+  readonly requestTimeoutMs: number;
   private agent: http.Agent | undefined;
   private readonly discovery = new Map<string, Map<string, ResourceInfo>>();
   /** Write requests sent (create, apply, patch, delete), for logs and tests. */
   writes = 0;
 
-  constructor(kc: KubeConfig) {
+  constructor(kc: KubeConfig, opts: { requestTimeoutMs?: number } = {}) {
     this.kc = kc;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const cluster = kc.getCurrentCluster();
     if (cluster === null) throw new Error("the kubeconfig has no current cluster");
     this.server = new URL(cluster.server);
   }
 
-  static fromFile(file?: string): KubeClient {
-    return new KubeClient(loadKubeConfig(file));
+  static fromFile(
+    file?: string,
+    opts: { requestTimeoutMs?: number; context?: string } = {},
+  ): KubeClient {
+    return new KubeClient(loadKubeConfig(file, opts.context), opts);
   }
 
   /** The namespace of the kubeconfig's current context ("default" without one). */
@@ -186,10 +211,20 @@ export class KubeClient {
           );
         });
       });
+      req.setTimeout(this.requestTimeoutMs, () =>
+        req.destroy(new Error(`no response in ${this.requestTimeoutMs} ms`)),
+      );
       req.on("error", (err) =>
         // A cut connection counts as a server error, so it is retried like one.
         reject(
-          new KubeApiError(503, `${method} ${path}: ${err.message}`, "ServiceUnavailable", [], {}),
+          new KubeApiError(
+            503,
+            `${method} ${path}: ${err.message}`,
+            "ServiceUnavailable",
+            [],
+            {},
+            { cause: err },
+          ),
         ),
       );
       if (payload !== undefined) req.write(payload);

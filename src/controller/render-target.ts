@@ -1,13 +1,19 @@
 // `--target dir:PATH`: each good revision's rendered manifests are written to PATH in the layout
 // `mcpfleet synth` writes (`<namespace>.yaml`, objects in apply order; no install bundle), with
-// `revision.txt` naming the commit. The synth writer swaps the new tree in by renames, so PATH
-// never holds half a revision; an invalid revision writes nothing and the previous output stays.
+// `revision.txt` naming the commit. It writes as synth does (output-dir.ts): each file atomically,
+// removing only files it wrote there itself; an invalid revision writes nothing and the previous
+// output stays.
 import * as fs from "node:fs";
 import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { McpfleetError } from "../errors.js";
 import type { KubeObject } from "../synth/model.js";
-import { writeFilesAtomically } from "../synth/output.js";
+import {
+  OUTPUT_MANIFEST,
+  type OutputGuard,
+  checkOutputDir,
+  readOutputManifest,
+  writeOutputDir,
+} from "../synth/output-dir.js";
 import { toYaml } from "../synth/render.js";
 import { type Applier, type ApplyResult, type ObjectChange, objectName } from "./applier.js";
 import type { Checkout, Revision } from "./git-source.js";
@@ -36,12 +42,11 @@ function key(o: KubeObject): string {
   return `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
 }
 
-/** The objects of the manifests already in `dir`, each as the YAML it was written as. */
+/** The objects of the manifests this target wrote into `dir`, each as the YAML it was written as. */
 function readObjects(dir: string): Map<string, { name: string; text: string }> {
   const out = new Map<string, { name: string; text: string }>();
-  if (!fs.existsSync(dir)) return out;
-  for (const file of fs.readdirSync(dir)) {
-    if (!file.endsWith(".yaml")) continue;
+  for (const file of readOutputManifest(dir) ?? []) {
+    if (!file.endsWith(".yaml") || !fs.existsSync(join(dir, file))) continue;
     const text = fs.readFileSync(join(dir, file), "utf8");
     for (const doc of parseAllDocuments(text)) {
       if (!("toJS" in doc)) continue;
@@ -58,12 +63,15 @@ export class DirTarget implements Applier {
   readonly target: string;
   readonly outDir: string;
 
-  constructor(outDir: string) {
+  private readonly guard: OutputGuard;
+
+  /** `inputs`: what the controller reads (its cache); the output may not hold or be one of them. */
+  constructor(outDir: string, { inputs = [] }: { inputs?: readonly string[] } = {}) {
     this.outDir = resolve(outDir);
     this.target = `dir:${outDir}`;
-    if (fs.existsSync(this.outDir) && !fs.statSync(this.outDir).isDirectory()) {
-      throw new McpfleetError("ERR_USAGE", `--target ${this.target}: not a directory`);
-    }
+    this.guard = { flag: "--target dir:", inputs, generator: "mcpfleet controller" };
+    adoptLegacyOutput(this.outDir);
+    checkOutputDir(this.outDir, this.guard);
   }
 
   /** The revision currently in the output directory, if any. */
@@ -107,27 +115,43 @@ export class DirTarget implements Applier {
     if (options.dryRun === true || this.sameAsOnDisk(files)) {
       return { applied, unchanged, pruned, changes };
     }
-    try {
-      writeFilesAtomically(this.outDir, files);
-    } catch (err) {
-      throw new McpfleetError("ERR_IO", `cannot write ${this.outDir}: ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
+    writeOutputDir(this.outDir, files, this.guard);
     return { applied, unchanged, pruned, changes };
   }
 
   /** True when `dir` already holds exactly these files (a no-op revision writes nothing). */
   private sameAsOnDisk(files: ReadonlyMap<string, string>): boolean {
-    if (!fs.existsSync(this.outDir)) return false;
-    const present = fs.readdirSync(this.outDir);
-    if (present.length !== files.size) return false;
+    const written = readOutputManifest(this.outDir);
+    if (written === undefined || written.length !== files.size) return false;
     for (const [file, text] of files) {
       const path = join(this.outDir, file);
       if (!fs.existsSync(path) || fs.readFileSync(path, "utf8") !== text) return false;
     }
     return true;
   }
+}
+
+/**
+ * Output of a controller from before the manifest file: `revision.txt` and `*.yaml` files only.
+ * It is ours, so it is listed in a manifest and managed from then on, rather than refused.
+ */
+function adoptLegacyOutput(dir: string): void {
+  if (readOutputManifest(dir) !== undefined) return;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  if (!entries.some((e) => e.name === REVISION_FILE && e.isFile())) return;
+  if (!entries.every((e) => e.isFile() && (e.name === REVISION_FILE || e.name.endsWith(".yaml")))) {
+    return;
+  }
+  const files = entries.map((e) => e.name).sort();
+  fs.writeFileSync(
+    join(dir, OUTPUT_MANIFEST),
+    `${JSON.stringify({ generator: "mcpfleet controller", files }, null, 2)}\n`,
+  );
 }
 
 export type RenderTargetOutcome =

@@ -3,6 +3,7 @@
 // This is the one place that chooses an Applier.
 import { McpfleetError } from "../errors.js";
 import type { Applier } from "./applier.js";
+import type { BackoffOptions } from "./backoff.js";
 import { ClusterApplier } from "./cluster-applier.js";
 import type { ObjectChange } from "./applier.js";
 import { KubeClient } from "./kube-client.js";
@@ -13,6 +14,8 @@ export type TargetSpec = { kind: "cluster" } | { kind: "dir"; path: string };
 /** Settings the cluster target needs (server-side apply and its field manager). */
 export interface ClusterTargetOptions {
   kubeconfig?: string;
+  /** kubeconfig context to use instead of its current one. */
+  context?: string;
   fieldManager: string;
   prune: boolean;
   forceRecreate: boolean;
@@ -35,12 +38,19 @@ export function controllerNamespace(client: KubeClient, explicit?: string): stri
 
 export function clusterClient(cluster: ClusterTargetOptions): KubeClient {
   try {
-    return KubeClient.fromFile(cluster.kubeconfig);
-  } catch (err) {
-    throw new McpfleetError(
-      "ERR_USAGE",
-      `cannot load the kubeconfig${cluster.kubeconfig !== undefined ? ` ${cluster.kubeconfig}` : ""}: ${(err as Error).message}`,
+    return KubeClient.fromFile(
+      cluster.kubeconfig,
+      cluster.context !== undefined ? { context: cluster.context } : {},
     );
+  } catch (err) {
+    const file = cluster.kubeconfig ?? process.env.KUBECONFIG ?? "~/.kube/config";
+    const missing = (err as NodeJS.ErrnoException).code === "ENOENT";
+    const reason = missing
+      ? "no such file (give --kubeconfig FILE or set KUBECONFIG)"
+      : (err as Error).message;
+    // A context the file lacks is a mistake on the command line; a missing or broken file is not.
+    const code = /has no context/.test(reason) ? "ERR_USAGE" : "ERR_IO";
+    throw new McpfleetError(code, `cannot load the kubeconfig ${file}: ${reason}`);
   }
 }
 
@@ -51,9 +61,13 @@ export function createApplier(
     onChange?: (c: ObjectChange) => void;
     stopping?: () => boolean;
     client?: KubeClient;
+    /** What the run reads: a dir target may not be or hold one of these. */
+    inputs?: readonly string[];
+    /** Retry policy of API requests (a one-shot command gives up sooner; `-v` shows retries). */
+    backoff?: Partial<BackoffOptions>;
   } = {},
 ): Applier {
-  if (spec.kind === "dir") return new DirTarget(spec.path);
+  if (spec.kind === "dir") return new DirTarget(spec.path, { inputs: hooks.inputs ?? [] });
   const client = hooks.client ?? clusterClient(cluster);
   return new ClusterApplier({
     client,
@@ -63,5 +77,6 @@ export function createApplier(
     namespace: controllerNamespace(client, cluster.namespace),
     ...(hooks.onChange !== undefined ? { onChange: hooks.onChange } : {}),
     ...(hooks.stopping !== undefined ? { stopping: hooks.stopping } : {}),
+    ...(hooks.backoff !== undefined ? { backoff: hooks.backoff } : {}),
   });
 }

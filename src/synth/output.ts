@@ -1,8 +1,5 @@
 // The files a synthesis run writes: `<namespace>.yaml` per namespace and the install bundle
-// under `install/`, and writing them so that a reader of the output directory only ever sees the
-// previous complete output or the new complete output.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+// under `install/` (output-dir.ts writes them into a directory).
 import { McpfleetError } from "../errors.js";
 import { installFiles } from "./install.js";
 import type { Resource } from "./model.js";
@@ -48,40 +45,4 @@ export function renderFiles(
   }
   const sorted = new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { files: sorted, objects: result.objects.length, namespaces };
-}
-
-/**
- * Replaces directory `dir` with exactly `files`: they are written into a temporary sibling
- * directory first, which is then renamed into place, so an interrupted run leaves `dir` as it
- * was. Files in `dir` that the run does not produce disappear with it.
- */
-export function writeFilesAtomically(dir: string, files: ReadonlyMap<string, string>): void {
-  const target = resolve(dir);
-  const parent = dirname(target);
-  mkdirSync(parent, { recursive: true });
-  const stamp = `${process.pid}-${Date.now()}`;
-  const temp = join(parent, `.${basename(target)}.tmp-${stamp}`);
-  const old = join(parent, `.${basename(target)}.old-${stamp}`);
-  try {
-    mkdirSync(temp);
-    for (const [path, text] of files) {
-      const file = join(temp, path);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, text);
-    }
-    if (existsSync(target)) {
-      renameSync(target, old);
-      try {
-        renameSync(temp, target);
-      } catch (err) {
-        renameSync(old, target);
-        throw err;
-      }
-      rmSync(old, { recursive: true, force: true });
-    } else {
-      renameSync(temp, target);
-    }
-  } finally {
-    rmSync(temp, { recursive: true, force: true });
-  }
 }

@@ -44,7 +44,7 @@ describe("mcpfleet apply", () => {
     api.resetRequests();
     const dry = await run(["--dry-run", join(EXAMPLES, "mcpserver-sse.yaml")]);
     expect(dry.code).toBe(0);
-    expect(dry.out.some((l) => l.endsWith("created (dry run)"))).toBe(true);
+    expect(dry.out.some((l) => l.endsWith("created (server dry run)"))).toBe(true);
     expect(api.requests.filter((r) => r.method !== "GET" && r.query.dryRun !== "All")).toEqual([]);
     expect(api.objects({ kind: "MCPServer", namespace: "default" })).toHaveLength(1);
   });

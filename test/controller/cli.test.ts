@@ -192,16 +192,20 @@ describe("mcpfleet controller --once --target dir:PATH", () => {
     expect(snapshot(out)).toEqual(files);
   }, 60_000);
 
-  it("exits 2 on a usage error, including --target cluster with an unreadable kubeconfig", async () => {
+  it("exits 2 on a usage error and 1 for an unreadable kubeconfig, each in one line", async () => {
     const [usage, cluster, help] = await Promise.all([
       mcpfleet(["controller", "--repo", "file:///x", "--interval", "soon"]),
       mcpfleet(["controller", "--once", "--repo", "file:///x", "--kubeconfig", "/nonexistent/kc"]),
       mcpfleet(["controller", "--help"]),
     ]);
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/--interval.*\(ERR_USAGE\)/);
-    expect(cluster.code).toBe(2);
-    expect(cluster.stderr).toMatch(/cannot load the kubeconfig \/nonexistent\/kc.*\(ERR_USAGE\)/);
+    expect(usage.stderr).toMatch(
+      /^mcpfleet: controller: --interval: .*; see mcpfleet help controller\n$/,
+    );
+    expect(cluster.code).toBe(1);
+    expect(cluster.stderr).toMatch(
+      /^mcpfleet: cannot load the kubeconfig \/nonexistent\/kc: no such file .*\n$/,
+    );
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--webhook-secret-file/);
   }, 60_000);

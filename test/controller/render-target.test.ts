@@ -10,6 +10,7 @@ import { ControllerStatus } from "../../src/controller/status.js";
 import { createApplier, parseTarget } from "../../src/controller/targets.js";
 import { loadPaths } from "../../src/synth/load.js";
 import { renderFiles } from "../../src/synth/output.js";
+import { OUTPUT_MANIFEST } from "../../src/synth/output-dir.js";
 import { commitFiles, exampleRepo, gitCmd, snapshot, tmp } from "./helpers.js";
 
 function collectingLogger() {
@@ -55,6 +56,11 @@ describe("render target through the reconciler", () => {
     expect(outcome.kind).toBe("applied");
     const files = snapshot(out);
     expect(files[REVISION_FILE]).toBe(`${repo.head}\n`);
+    // The manifest of what the target wrote (so that it never removes anything else).
+    expect(JSON.parse(files[OUTPUT_MANIFEST] ?? "{}")).toMatchObject({
+      files: [...Object.keys(files)].filter((f) => f !== OUTPUT_MANIFEST).sort(),
+    });
+    delete files[OUTPUT_MANIFEST];
     const loaded = await loadPaths([join(repo.dir, "fleet")]);
     expect(loaded.valid).toBe(true);
     const expected = renderFiles(loaded.resources, undefined, { install: false }).files;
@@ -169,7 +175,7 @@ describe("targets", () => {
     const cluster = { fieldManager: "mcpfleet", prune: false, forceRecreate: false };
     expect(() =>
       createApplier({ kind: "cluster" }, { ...cluster, kubeconfig: "/nonexistent/kc" }),
-    ).toThrow(expect.objectContaining({ code: "ERR_USAGE" }));
+    ).toThrow(expect.objectContaining({ code: "ERR_IO" }));
     expect(createApplier({ kind: "dir", path: "x" }, cluster).target).toBe("dir:x");
   });
 });

@@ -95,11 +95,12 @@ describe("mcpfleet synth", () => {
 
   it("renders the examples into one file per namespace plus the install bundle, skipping registry configs", async () => {
     const out = join(work, "dist");
-    const r = await mcpfleet("synth", examples, "-o", out);
+    const r = await mcpfleet("synth", examples, "-d", out);
     expect(r.stderr).toContain("file(s) written");
     expect(r.status).toBe(0);
     // examples/resources has no namespace (default); examples/gitops has one per directory.
     expect(listFiles(out)).toEqual([
+      ".mcpfleet-output.json",
       "default.yaml",
       "engineering.yaml",
       "install/00-crds.yaml",
@@ -111,9 +112,9 @@ describe("mcpfleet synth", () => {
     expect(text).not.toContain("kind: MCPServer\n");
     // Same input, same bytes.
     const out2 = join(work, "dist2");
-    expect((await mcpfleet("synth", examples, "-o", out2)).status).toBe(0);
+    expect((await mcpfleet("synth", examples, "-d", out2)).status).toBe(0);
     for (const f of listFiles(out)) {
-      expect(readFileSync(join(out2, f), "utf8")).toBe(readFileSync(join(out, f), "utf8"));
+      expect(readFileSync(join(out2, f), "utf8"), f).toBe(readFileSync(join(out, f), "utf8"));
     }
   });
 
@@ -124,7 +125,7 @@ describe("mcpfleet synth", () => {
     const out = join(work, "kept");
     mkdirSync(out);
     writeFileSync(join(out, "previous.yaml"), "previous\n");
-    const r = await mcpfleet("synth", examples, input, "-o", out);
+    const r = await mcpfleet("synth", examples, input, "-d", out, "--force");
     expect(r.status).toBe(1);
     const v = await mcpfleet("validate", examples, input);
     expect(v.status).toBe(1);
@@ -133,17 +134,18 @@ describe("mcpfleet synth", () => {
     expect(r.stderr).toContain("nothing written");
     expect(listFiles(out)).toEqual(["previous.yaml"]);
     const fresh = join(work, "never");
-    expect((await mcpfleet("synth", input, "-o", fresh)).status).toBe(1);
+    expect((await mcpfleet("synth", input, "-d", fresh)).status).toBe(1);
     expect(existsSync(fresh)).toBe(false);
   });
 
-  it("replaces a previous output whole", async () => {
+  it("replaces its own previous output and keeps what it did not write", async () => {
     const out = join(work, "replaced");
-    mkdirSync(out);
-    writeFileSync(join(out, "stale.yaml"), "stale\n");
-    const r = await mcpfleet("synth", join(examples, "resources"), "-o", out, "--no-install");
+    expect((await mcpfleet("synth", examples, "-d", out)).status).toBe(0);
+    writeFileSync(join(out, "README.md"), "notes\n");
+    const r = await mcpfleet("synth", join(examples, "resources"), "-d", out, "--no-install");
     expect(r.status).toBe(0);
-    expect(listFiles(out)).toEqual(["default.yaml"]);
+    expect(r.stderr).toContain("4 removed");
+    expect(listFiles(out)).toEqual([".mcpfleet-output.json", "README.md", "default.yaml"]);
   });
 
   it("--status prints the computed status; --namespace and image flags apply", async () => {
@@ -151,7 +153,7 @@ describe("mcpfleet synth", () => {
     const r = await mcpfleet(
       "synth",
       join(examples, "resources", "mcpserver-sse.yaml"),
-      "-o",
+      "-d",
       out,
       "--status",
       "--namespace",
@@ -165,7 +167,7 @@ describe("mcpfleet synth", () => {
       "url: http://mcp-yardstick-proxy.tools.svc.cluster.local:8080/sse#yardstick",
     );
     expect(r.stdout).toContain("phase: Pending");
-    expect(listFiles(out)).toEqual(["tools.yaml"]);
+    expect(listFiles(out)).toEqual([".mcpfleet-output.json", "tools.yaml"]);
     expect(readFileSync(join(out, "tools.yaml"), "utf8")).toContain(
       "image: registry.local/runner:1",
     );
@@ -174,7 +176,7 @@ describe("mcpfleet synth", () => {
   it("exits 2 for usage errors and unreadable paths", async () => {
     expect(spawnMcpfleet("synth", "--no-such-flag").status).toBe(2);
     expect((await mcpfleet("synth", "--runner-image", "", examples)).status).toBe(2);
-    const missing = await mcpfleet("synth", join(work, "does-not-exist"), "-o", join(work, "x"));
+    const missing = await mcpfleet("synth", join(work, "does-not-exist"), "-d", join(work, "x"));
     expect(missing.status).toBe(2);
     expect(existsSync(join(work, "x"))).toBe(false);
   });
