@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One throwaway Kubernetes control plane for the cluster tests of a run (test/cluster/).
+    globalSetup: ["test/support/cluster/global-setup.ts"],
   },
 });
