@@ -94,7 +94,9 @@ export class RegistryServer {
         })),
       );
       const metrics = new RegistryMetrics();
+      const adminPolicy = locationPolicy(cfg.adminSources, loaded.baseDir);
       scheduler = new SyncScheduler({
+        adminPolicy,
         store,
         log,
         ctx: {
@@ -117,10 +119,7 @@ export class RegistryServer {
         maxMetaSize: cfg.database?.maxMetaSize ?? DEFAULT_MAX_META_SIZE,
         bodyLimit: settings.bodyLimit ?? 1024 * 1024,
         requestTimeoutMs: settings.requestTimeoutMs ?? 30_000,
-        locations: {
-          policy: locationPolicy(cfg.adminSources, loaded.baseDir),
-          baseDir: loaded.baseDir,
-        },
+        locations: { policy: adminPolicy, baseDir: loaded.baseDir },
         ...(settings.firstSyncDeadlineMs !== undefined
           ? { firstSyncDeadlineMs: settings.firstSyncDeadlineMs }
           : {}),

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SourceConfig } from "../../src/registry/config/types.js";
+import { httpGet } from "../../src/registry/sources/fetch.js";
+import type { LocationPolicy } from "../../src/registry/sources/location.js";
 import { runSync, type SyncContext } from "../../src/registry/sources/sync.js";
 import type { Store } from "../../src/registry/store/store.js";
 import { pgliteFactory, startServer } from "./helpers.js";
@@ -110,6 +112,44 @@ describe("sync limits", () => {
     const outcome = await runSync(store, cfg, { ...ctx, limits: { timeoutMs: 300 } });
     expect(outcome).toMatchObject({ outcome: "failed" });
     expect((await store.getStatus("slow"))?.phase).toBe("Failed");
+  });
+});
+
+describe("fetches of sources created through the admin API", () => {
+  let target: { url: string; server: Server };
+  let redirector: { url: string; server: Server };
+  beforeAll(async () => {
+    target = await listen((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ servers: [item(1).server] }));
+    });
+    const port = (target.server.address() as AddressInfo).port;
+    // An allowed host that sends the client on to another one (here: by name, to loopback).
+    redirector = await listen((_req, res) => {
+      res.writeHead(302, { location: `http://localhost:${port}/registry.json` }).end();
+    });
+  });
+  afterAll(() => {
+    target.server.close();
+    redirector.server.close();
+  });
+  const get = (url: string, guard: LocationPolicy) =>
+    httpGet(new URL(url), { signal: AbortSignal.timeout(5000), maxBytes: 1 << 20, guard });
+
+  it("refuses a redirect to a host the policy does not allow", async () => {
+    const guard = { fileRoots: [], hosts: ["127.0.0.1"], allowPrivateIP: true };
+    expect((await get(`${target.url}/registry.json`, guard)).length).toBeGreaterThan(0);
+    await expect(get(`${redirector.url}/registry.json`, guard)).rejects.toThrow(
+      /host localhost is not in adminSources.hosts/,
+    );
+  });
+
+  it("refuses, when connecting, an allowed name that resolves to a private address", async () => {
+    const port = (target.server.address() as AddressInfo).port;
+    const guard = { fileRoots: [], hosts: ["localhost"], allowPrivateIP: false };
+    await expect(get(`http://localhost:${port}/registry.json`, guard)).rejects.toThrow(
+      /private address/,
+    );
   });
 });
 

@@ -22,7 +22,8 @@ export interface ProviderHttpOptions {
 
 export class ProviderFetchError extends Error {}
 
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+/** A DNS lookup that refuses private and loopback answers unless `allowPrivate`. */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err !== null) {

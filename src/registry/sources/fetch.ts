@@ -13,8 +13,10 @@ import git from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { McpfleetError } from "../../errors.js";
 import { parseDuration } from "../config/duration.js";
+import { guardedLookup } from "../auth/fetch.js";
 import { readSecretFile } from "../config/secrets.js";
 import type { GitSourceConfig } from "../config/types.js";
+import { urlProblem, type LocationPolicy } from "./location.js";
 
 /**
  * What one sync may fetch. A hostile or broken upstream (endless cursors, a gzip bomb, a page
@@ -65,18 +67,28 @@ const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorizat
  */
 export async function httpGet(
   url: URL,
-  opts: { headers?: Record<string, string>; signal: AbortSignal; maxBytes: number },
+  opts: {
+    headers?: Record<string, string>;
+    signal: AbortSignal;
+    maxBytes: number;
+    /** For sources created through the admin API: every hop, and every address, allowed. */
+    guard?: LocationPolicy;
+  },
 ): Promise<Buffer> {
   let headers: OutgoingHttpHeaders = { "accept-encoding": "gzip, deflate, br", ...opts.headers };
+  const guard = opts.guard;
+  const lookup = guard === undefined ? undefined : guardedLookup(guard.allowPrivateIP);
   for (let hop = 0; ; hop++) {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new Error(`unsupported protocol ${url.protocol}`);
     }
+    const refused = guard === undefined ? undefined : urlProblem(url, guard);
+    if (refused !== undefined) throw new Error(`refused: ${refused}`);
     const target = url;
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = (target.protocol === "https:" ? httpsRequest : httpRequest)(
         target,
-        { headers, signal: opts.signal },
+        { headers, signal: opts.signal, ...(lookup !== undefined ? { lookup } : {}) },
         resolve,
       );
       req.once("error", reject);
@@ -176,6 +188,7 @@ export async function fetchUrl(
     headers?: Record<string, string>;
     signal?: AbortSignal;
     maxBytes?: number;
+    guard?: LocationPolicy;
   },
 ): Promise<Buffer> {
   const timeoutMs = parseDuration(opts.timeout ?? "30s");
@@ -186,6 +199,7 @@ export async function fetchUrl(
       ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
       signal: AbortSignal.any(signals),
       maxBytes: opts.maxBytes ?? MAX_FILE_BYTES,
+      ...(opts.guard !== undefined ? { guard: opts.guard } : {}),
     });
   } catch (err) {
     throw new McpfleetError("ERR_SYNC_FAILED", `GET ${url}: ${(err as Error).message}`, {
@@ -277,6 +291,7 @@ export async function* fetchApiPages(
     signal?: AbortSignal;
     timeoutMs?: number;
     limits?: Partial<SyncLimits>;
+    guard?: LocationPolicy;
   } = {},
 ): AsyncGenerator<ApiPage> {
   const limits = { ...DEFAULT_SYNC_LIMITS, ...opts.limits };
@@ -305,6 +320,7 @@ export async function* fetchApiPages(
             ? timeout.signal
             : AbortSignal.any([timeout.signal, opts.signal]),
         maxBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - total + 1),
+        ...(opts.guard !== undefined ? { guard: opts.guard } : {}),
       });
     } catch (err) {
       throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: ${(err as Error).message}`, {

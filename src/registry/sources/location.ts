@@ -43,6 +43,21 @@ function refuse(detail: string): never {
   throw new McpfleetError("ERR_SOURCE_LOCATION_REFUSED", detail);
 }
 
+/**
+ * Why a URL a guarded source fetches (its own or a redirect's target) is refused, or undefined.
+ * The addresses it resolves to are checked when connecting (guardedLookup).
+ */
+export function urlProblem(url: URL, policy: LocationPolicy): string | undefined {
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return `${url.protocol} is not fetched`;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (!hostAllowed(host, policy.hosts)) return `host ${host} is not in adminSources.hosts`;
+  if (!policy.allowPrivateIP && isIP(host) !== 0 && isPrivateAddress(host)) {
+    return `host ${host} is a private or loopback address`;
+  }
+  return undefined;
+}
+
 function hostAllowed(host: string, hosts: readonly string[]): boolean {
   const h = host.toLowerCase();
   return hosts.some((p) => (p.startsWith("*.") ? h.endsWith(p.slice(1)) : p === h));

@@ -6,6 +6,7 @@ import { McpfleetError } from "../../errors.js";
 import { parseDuration } from "../config/duration.js";
 import { isSynced, type SourceConfig } from "../config/types.js";
 import type { Store } from "../store/store.js";
+import type { LocationPolicy } from "./location.js";
 import { runSync, type SyncContext, type SyncOutcome } from "./sync.js";
 
 export interface SyncObserver {
@@ -14,6 +15,8 @@ export interface SyncObserver {
 
 interface Slot {
   cfg: SourceConfig;
+  /** Created through the admin API: synced under the adminSources policy. */
+  guarded: boolean;
   key: string;
   timer?: NodeJS.Timeout;
   running?: Promise<SyncOutcome>;
@@ -33,6 +36,8 @@ export interface SchedulerOptions {
   jitter?: number;
   /** Delay before a source's first sync, in milliseconds (default: a random 0-250 ms). */
   initialDelayMs?: number;
+  /** What sources created through the admin API may read (config `adminSources`). */
+  adminPolicy?: LocationPolicy;
 }
 
 export class SyncScheduler {
@@ -45,20 +50,25 @@ export class SyncScheduler {
   async reconcile(): Promise<void> {
     if (this.stopped) return;
     const sources = await this.opts.store.listSources();
-    const wanted = new Map<string, SourceConfig>();
+    const wanted = new Map<string, { cfg: SourceConfig; guarded: boolean }>();
     for (const s of sources) {
       const cfg = { ...(s.config as unknown as SourceConfig), name: s.name };
-      if (isSynced(cfg) || cfg.kubernetes !== undefined) wanted.set(s.name, cfg);
+      if (isSynced(cfg) || cfg.kubernetes !== undefined) {
+        wanted.set(s.name, { cfg, guarded: s.origin === "api" });
+      }
     }
+    const keyOf = (w: { cfg: SourceConfig; guarded: boolean }) =>
+      JSON.stringify([w.cfg, w.guarded]);
     for (const [name, slot] of this.slots) {
-      const cfg = wanted.get(name);
-      if (cfg === undefined || JSON.stringify(cfg) !== slot.key) {
+      const w = wanted.get(name);
+      if (w === undefined || keyOf(w) !== slot.key) {
         this.drop(name);
       }
     }
-    for (const [name, cfg] of wanted) {
+    for (const [name, w] of wanted) {
       if (this.slots.has(name)) continue;
-      const slot: Slot = { cfg, key: JSON.stringify(cfg), attempted: false };
+      const cfg = w.cfg;
+      const slot: Slot = { cfg, guarded: w.guarded, key: keyOf(w), attempted: false };
       this.slots.set(name, slot);
       this.schedule(slot, this.opts.initialDelayMs ?? Math.random() * 250);
       if (cfg.kubernetes !== undefined) {
@@ -118,7 +128,12 @@ export class SyncScheduler {
     const abort = new AbortController();
     slot.abort = abort;
     const started = performance.now();
-    const p = runSync(this.opts.store, slot.cfg, { ...this.opts.ctx, signal: abort.signal })
+    const guard = slot.guarded ? this.opts.adminPolicy : undefined;
+    const p = runSync(this.opts.store, slot.cfg, {
+      ...this.opts.ctx,
+      signal: abort.signal,
+      ...(guard !== undefined ? { guard } : {}),
+    })
       .then((outcome) => {
         const ms = performance.now() - started;
         slot.attempted = true;

@@ -8,6 +8,7 @@ import type { ServerEntry } from "../formats/model.js";
 import { makeFilter, parseRegistryData } from "../formats/parse.js";
 import { convertUpstream } from "../formats/upstream.js";
 import { StageRows, type Store } from "../store/store.js";
+import { checkLocation, type LocationPolicy } from "./location.js";
 import type { KubeConfig } from "@kubernetes/client-node";
 import {
   DEFAULT_SYNC_LIMITS,
@@ -32,6 +33,12 @@ export interface SyncContext {
   apiPageSize?: number;
   /** Bounds of one sync (DEFAULT_SYNC_LIMITS where not given). */
   limits?: Partial<SyncLimits>;
+  /**
+   * Set for a source created through the admin API: its location is checked again at every
+   * sync (a symbolic link may have moved, a name may resolve elsewhere), and every URL it
+   * fetches, redirects included, must be allowed, down to the addresses connected to.
+   */
+  guard?: LocationPolicy;
 }
 
 export type SyncOutcome =
@@ -66,6 +73,7 @@ async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> 
       ...(cfg.url.timeout !== undefined ? { timeout: cfg.url.timeout } : {}),
       ...(cfg.url.headers !== undefined ? { headers: cfg.url.headers } : {}),
       ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+      ...(ctx.guard !== undefined ? { guard: ctx.guard } : {}),
     });
   }
   if (cfg.git !== undefined) {
@@ -145,6 +153,7 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
   try {
     for await (const page of fetchApiPages(endpoint, {
       ...(ctx.limits !== undefined ? { limits: ctx.limits } : {}),
+      ...(ctx.guard !== undefined ? { guard: ctx.guard } : {}),
       ...(ctx.apiPageSize !== undefined ? { pageSize: ctx.apiPageSize } : {}),
       ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
     })) {
@@ -232,6 +241,7 @@ export async function runSync(
   const run = { ...ctx, signal };
   try {
     await store.markSyncing(cfg.name);
+    if (ctx.guard !== undefined) await checkLocation(cfg, ctx.guard, ctx.baseDir);
     if (cfg.api !== undefined) return await syncApi(store, cfg, run);
     if (cfg.kubernetes !== undefined) return await syncKube(store, cfg, run);
     return await syncFileLike(store, cfg, run);
