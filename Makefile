@@ -38,8 +38,16 @@ node_modules/.installed: package.json package-lock.json $(NODE_STAMP)
 
 install: node_modules/.installed
 
-build: install
+# Compiled only when a source, a generated file or the compiler settings changed: `make synth`
+# with nothing changed starts rendering at once.
+BUILD_INPUTS := $(shell find src generated -type f -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
+BUILD_STAMP := build/.stamp
+
+$(BUILD_STAMP): $(BUILD_INPUTS) node_modules/.installed
 	npx tsc -p tsconfig.build.json
+	@touch $@
+
+build: install $(BUILD_STAMP)
 
 # Regenerate everything derived from schemas/: generated/ types, crds/, docs/api/.
 generate: install
@@ -75,10 +83,10 @@ test: install cluster-tools
 #   make test-e2e KUBECONFIG=$$HOME/.kube/config
 test-e2e: install
 	@test -n "$(KUBECONFIG)" || { echo "make test-e2e: give KUBECONFIG=FILE (see docs/e2e.md)" >&2; exit 2; }
-	MCPFLEET_E2E_KUBECONFIG="$(KUBECONFIG)" npx vitest run test/controller/e2e-
+	MCPFLEET_E2E_KUBECONFIG="$(KUBECONFIG)" npx vitest run test/cluster/
 
 synth: build
-	$(RUN) build/src/cli/main.js synth examples -o dist
+	$(RUN) build/src/cli/main.js synth examples --output-dir dist
 
 bench: build
 	$(RUN) --import tsx bench/run.ts
