@@ -1039,6 +1039,7 @@ export interface EmbeddedRegistryServerConfig {
   database?: DatabaseConfig;
   telemetry?: RegistryTelemetryConfig;
   audit?: EmbeddedAuditConfig;
+  adminSources?: AdminSourcesConfig;
 }
 /**
  * A data source. Exactly one of git, api, url, file (synced on syncPolicy.interval), kubernetes (discovered from cluster resources) or managed (written through the API).
@@ -1360,6 +1361,27 @@ export interface RegistryTelemetryConfig {
   metrics?: {
     enabled?: boolean;
   };
+}
+/**
+ * What sources created or replaced through the admin API (`PUT /v1/sources/{name}`) may read. Sources of this file are not limited. Absent or empty: such sources may only be `managed` or `kubernetes`; file, url, api and git sources are refused until a root or host allows them.
+ */
+export interface AdminSourcesConfig {
+  /**
+   * Directories (relative to this file) under which `file` sources may read, symbolic links resolved.
+   *
+   * @maxItems 100
+   */
+  fileRoots?: string[];
+  /**
+   * Host names `url`, `api` and `git` sources may fetch from over http or https: exact (`registry.example.com`) or a wildcard for subdomains (`*.example.com`).
+   *
+   * @maxItems 100
+   */
+  hosts?: string[];
+  /**
+   * Allow allowed hosts that resolve to loopback, private or link-local addresses (as `allowPrivateIP` does for OAuth providers).
+   */
+  allowPrivateIP?: boolean;
 }
 /**
  * Telemetry configuration embedded in runner and virtual-server configuration.

@@ -167,3 +167,73 @@ export function evaluateWithEngine(
     return { ok: false, error: (err as Error).message.split("\n")[0] };
   }
 }
+
+/** The size limits of a schema node that bound what its rules iterate. */
+interface SizeLimits {
+  maxItems?: number;
+  maxProperties?: number;
+  maxLength?: number;
+}
+
+/**
+ * The size limits of the node a rule list sits on and of its direct properties (inline ones).
+ * A value over one of them already fails the schema, and the API server does not run the
+ * rules there; neither do we (see exceedsBounds), so an oversized list costs no rule time.
+ */
+export interface StructuralBounds {
+  self?: SizeLimits;
+  properties?: Record<string, SizeLimits>;
+}
+
+function sizeLimits(node: unknown): SizeLimits | undefined {
+  if (node === null || typeof node !== "object") return undefined;
+  const n = node as Record<string, unknown>;
+  const out: SizeLimits = {};
+  for (const k of ["maxItems", "maxProperties", "maxLength"] as const) {
+    if (typeof n[k] === "number") out[k] = n[k];
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+export function structuralBounds(schemaNode: unknown): StructuralBounds | undefined {
+  const self = sizeLimits(schemaNode);
+  const props = (schemaNode as { properties?: unknown } | null)?.properties;
+  const properties: Record<string, SizeLimits> = {};
+  if (props !== null && typeof props === "object") {
+    for (const [k, v] of Object.entries(props)) {
+      const limits = sizeLimits(v);
+      if (limits !== undefined) properties[k] = limits;
+    }
+  }
+  const bounds: StructuralBounds = {};
+  if (self !== undefined) bounds.self = self;
+  if (Object.keys(properties).length > 0) bounds.properties = properties;
+  return bounds.self === undefined && bounds.properties === undefined ? undefined : bounds;
+}
+
+function over(value: unknown, limits: SizeLimits | undefined): boolean {
+  if (limits === undefined) return false;
+  if (Array.isArray(value)) return limits.maxItems !== undefined && value.length > limits.maxItems;
+  if (typeof value === "string") {
+    // Code points, as the schema counts them; a string within the limit in UTF-16 units is too.
+    const max = limits.maxLength;
+    return max !== undefined && value.length > max && [...value].length > max;
+  }
+  if (value !== null && typeof value === "object") {
+    const max = limits.maxProperties;
+    return max !== undefined && Object.keys(value).length > max;
+  }
+  return false;
+}
+
+/** Whether `data` breaks the size limits of its node or of a direct property. */
+export function exceedsBounds(data: unknown, bounds: StructuralBounds | undefined): boolean {
+  if (bounds === undefined) return false;
+  if (over(data, bounds.self)) return true;
+  if (bounds.properties === undefined || data === null || typeof data !== "object") return false;
+  const record = data as Record<string, unknown>;
+  for (const [k, limits] of Object.entries(bounds.properties)) {
+    if (Object.hasOwn(record, k) && over(record[k], limits)) return true;
+  }
+  return false;
+}

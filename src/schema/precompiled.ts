@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { FuncKeywordDefinition, ValidateFunction } from "ajv/dist/2020.js";
 import { projectRoot } from "../project.js";
 import { KINDS, REGISTRY_CONFIG_SCHEMA_ID, VMCP_CONFIG_SCHEMA_ID, kindSchemaId } from "./kinds.js";
+import type { StructuralBounds } from "./cel.js";
 import { type SchemaFile, snapshotDigest } from "./load.js";
 
 /** Where `make generate` writes the compiled validators. */
@@ -27,8 +28,8 @@ type KeywordValidate = NonNullable<FuncKeywordDefinition["validate"]>;
  * schema set hands to ajv, so that a precompiled validator behaves as a freshly compiled one.
  */
 export interface KeywordRuntime {
-  /** The validate function of one schema node's CEL rules. */
-  cel(rules: readonly unknown[]): KeywordValidate;
+  /** The validate function of one schema node's CEL rules (bounds: see structuralBounds). */
+  cel(rules: readonly unknown[], bounds?: StructuralBounds): KeywordValidate;
   listType: KeywordValidate;
   intOrString: KeywordValidate;
 }

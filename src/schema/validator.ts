@@ -3,7 +3,13 @@ import type * as AjvModule from "ajv/dist/2020.js";
 import type { Ajv2020, ErrorObject, KeywordCxt, ValidateFunction } from "ajv/dist/2020.js";
 import { escapeSegment } from "../json-pointer.js";
 import { didYouMean } from "../suggest.js";
-import { type CelValueCache, ruleEvaluator } from "./cel.js";
+import {
+  type CelValueCache,
+  type StructuralBounds,
+  exceedsBounds,
+  ruleEvaluator,
+  structuralBounds,
+} from "./cel.js";
 import { type Kind, kindSchemaId } from "./kinds.js";
 import {
   type SchemaFile,
@@ -68,6 +74,7 @@ const NO_ERRORS: ErrorObject[] = [];
 function celValidator(
   rules: readonly CelRule[],
   cache: () => CelValueCache,
+  bounds: StructuralBounds | undefined,
 ): (data: unknown, instancePath: string) => ErrorObject[] {
   // Each rule is compiled when first evaluated: a run meets the rules of few nodes (this
   // matters to the cold start).
@@ -77,6 +84,8 @@ function celValidator(
     pointer: fieldPathToPointer(rule.fieldPath),
   }));
   return (data, instancePath) => {
+    // Over its size limits the node already fails the schema: its rules are not run.
+    if (exceedsBounds(data, bounds)) return NO_ERRORS;
     let errors = NO_ERRORS;
     for (const entry of compiled) {
       const { rule, pointer } = entry;
@@ -204,8 +213,8 @@ function listType(
  * `celCache()` is the conversion cache of the validation under way (see CelValueCache).
  */
 function keywordRuntime(celCache: () => CelValueCache): KeywordRuntime {
-  const cel = (rules: readonly unknown[]) => {
-    const check = celValidator(rules as readonly CelRule[], celCache);
+  const cel = (rules: readonly unknown[], bounds?: StructuralBounds) => {
+    const check = celValidator(rules as readonly CelRule[], celCache, bounds);
     const validate = (data: unknown, cxt?: { instancePath: string }): boolean => {
       const errors = check(data, cxt?.instancePath ?? "");
       (validate as unknown as { errors: ErrorObject[] }).errors = errors;
@@ -281,10 +290,17 @@ function newAjv(
     schemaType: "array",
     post: true,
     errors: true,
-    compile: (rules: CelRule[], _parent, it) => {
-      const validate = runtime.cel(rules);
+    compile: (rules: CelRule[], parent, it) => {
+      const bounds = structuralBounds(parent);
+      const validate = runtime.cel(rules, bounds);
       // The node's function in a module: made again from its rules when the module loads.
-      it.gen.scopeValue("keyword", { ref: validate, code: _`runtime.cel(${stringify(rules)})` });
+      it.gen.scopeValue("keyword", {
+        ref: validate,
+        code:
+          bounds === undefined
+            ? _`runtime.cel(${stringify(rules)})`
+            : _`runtime.cel(${stringify(rules)}, ${stringify(bounds)})`,
+      });
       return validate;
     },
   });

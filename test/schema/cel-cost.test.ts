@@ -68,3 +68,27 @@ describe("CEL cost", () => {
     );
   });
 });
+
+describe("rules of a node over its size limits", () => {
+  it("are not run: the schema's own limit is the one reported", () => {
+    // A registry naming 9,000 sources (the schema allows 100): maxItems fails, and the rule
+    // that each source be named once is not evaluated pair by pair.
+    const sources = Array.from({ length: 9_000 }, () => "same");
+    const issues = defaultSchemaSet().validateSchema(
+      `${REGISTRY_CONFIG_SCHEMA_ID}#/$defs/Registry`,
+      {
+        name: "r",
+        sources,
+      },
+    );
+    const messages = issues.map((i) => i.message);
+    expect(messages.join("\n")).toMatch(/100/);
+    expect(messages.join("\n")).not.toMatch(/names each source once|not evaluated/);
+    // Within the limits, the rule runs and reports the repeat.
+    const few = defaultSchemaSet().validateSchema(`${REGISTRY_CONFIG_SCHEMA_ID}#/$defs/Registry`, {
+      name: "r",
+      sources: ["same", "same"],
+    });
+    expect(few.map((i) => i.message)).toContain("a registry names each source once");
+  });
+});
