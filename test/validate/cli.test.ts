@@ -1,9 +1,11 @@
 // The command as users run it: flags, standard input, output formats and exit codes 0/1/2,
 // through the real entry point (src/cli/main.ts) in a child process.
 import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT, res, tempDir, writeTree, yamlDocs } from "./helpers.js";
+import { ttyRunner } from "./tty.js";
 
 const MAIN = join(ROOT, "src/cli/main.ts");
 const TSX = import.meta.resolve("tsx");
@@ -44,12 +46,35 @@ const SERVER =
   "apiVersion: toolhive.stacklok.dev/v1alpha1\nkind: MCPServer\nmetadata:\n  name: s\n" +
   "spec:\n  image: i\n  groupRef: eng\n";
 
+const DEPLOYMENT = [
+  "apiVersion: apps/v1",
+  "kind: Deployment",
+  "metadata:",
+  "  name: web",
+  "spec:",
+  "  replicas: two",
+  "  selector: {matchLabels: {app: web}}",
+  "  template:",
+  "    metadata: {labels: {app: web}}",
+  "    spec: {containers: [{name: web, image: nginx}]}",
+  "",
+].join("\n");
+
 const dir = writeTree(tempDir(), {
   "valid/group.yaml": GROUP,
   "valid/server.yml": SERVER,
   "invalid/server.yaml": SERVER.replace("image: i", "image: i\n  proxyPort: 0"),
   "split/server.yaml": SERVER,
   "unknown/server.yaml": SERVER.replace("image: i", "image: i\n  colour: blue") + "---\n" + GROUP,
+  "misspelt/server.yaml":
+    SERVER.replace("image: i", "image: i\n  transprot: stdio") + "---\n" + GROUP,
+  "typos/group.yaml": SERVER.replace("stacklok.dev", "stacklok.io"),
+  "typos/kind.yaml": GROUP.replace("MCPGroup", "MCPSever"),
+  "other/cert.yaml":
+    "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: tls\nspec:\n  secretName: tls\n",
+  "core/deploy.yaml": DEPLOYMENT,
+  "empty/.keep": "",
+  "empty/notes.txt": "not YAML, not read\n",
 });
 
 interface Case {
@@ -93,16 +118,104 @@ const cases: Case[] = [
     code: 0,
   },
   {
-    name: "an unknown field is a warning",
+    name: "an unknown field is an error",
     args: ["validate", join(dir, "unknown")],
+    code: 1,
+    stdout: /unknown field "colour" \(schema\)/,
+  },
+  {
+    name: "a misspelt field names the one meant",
+    args: ["validate", join(dir, "misspelt")],
+    code: 1,
+    stdout:
+      /\/spec\/transprot: unknown field "transprot" \(did you mean "transport"\?\) \(schema\)/,
+  },
+  {
+    name: "an unknown field with --unknown-fields=warn",
+    args: ["validate", "--unknown-fields=warn", join(dir, "unknown")],
     code: 0,
     stdout: /unknown field "colour" \(schema, warning\)/,
   },
   {
-    name: "an unknown field with --strict",
+    name: "an unknown field with --unknown-fields=ignore",
+    args: ["validate", "--unknown-fields", "ignore", "--summary", join(dir, "unknown")],
+    code: 0,
+    stdout: /^2 resources: 2 valid, 0 invalid, 0 skipped; 0 errors, 0 warnings\n$/,
+  },
+  {
+    name: "an unknown field with --strict, kept for compatibility",
     args: ["validate", "--strict", join(dir, "unknown")],
     code: 1,
     stdout: /unknown field "colour" \(schema\)/,
+  },
+  {
+    name: "--strict contradicting --unknown-fields",
+    args: ["validate", "--strict", "--unknown-fields=warn", join(dir, "unknown")],
+    code: 2,
+    stderr: /--strict means --unknown-fields=error/,
+  },
+  {
+    name: "a misspelt --unknown-fields mode",
+    args: ["validate", "--unknown-fields=eror", join(dir, "unknown")],
+    code: 2,
+    stderr: /unknown --unknown-fields mode "eror" \(did you mean "error"\?\)/,
+  },
+  {
+    name: "a mistyped API group",
+    args: ["validate", join(dir, "typos/group.yaml")],
+    code: 1,
+    stdout:
+      /group\.yaml:1:13: .*unknown API group "toolhive\.stacklok\.io" \(did you mean "toolhive\.stacklok\.dev"\?\)/,
+  },
+  {
+    name: "a misspelt kind",
+    args: ["validate", join(dir, "typos/kind.yaml")],
+    code: 1,
+    stdout: /kind\.yaml:2:7: .*unknown kind "MCPSever" .*\(did you mean "MCPServer"\?\) \(schema\)/,
+  },
+  {
+    name: "another group's kind: no schema",
+    args: ["validate", join(dir, "other")],
+    code: 1,
+    stdout: /no schema for Certificate of cert-manager\.io\/v1/,
+  },
+  {
+    name: "another group's kind with --ignore-missing-schemas",
+    args: ["validate", "--ignore-missing-schemas", "--summary", join(dir, "other")],
+    code: 0,
+    stdout: /^1 resource: 0 valid, 0 invalid, 1 skipped/,
+  },
+  {
+    name: "an invalid core kind, validated by default",
+    args: ["validate", join(dir, "core")],
+    code: 1,
+    stdout: /Deployment\/default\/web: \/spec\/replicas: must be integer \(schema\)/,
+  },
+  {
+    name: "a core kind with --no-kube",
+    args: ["validate", "--no-kube", "--summary", join(dir, "core")],
+    code: 0,
+    stdout: /1 skipped/,
+  },
+  {
+    name: "an empty standard input",
+    args: ["validate", "-"],
+    stdin: "# nothing yet\n",
+    code: 1,
+    stderr:
+      /^validate: no resources found in standard input \(an error; --allow-empty accepts it\)\n$/,
+  },
+  {
+    name: "an empty directory",
+    args: ["validate", join(dir, "empty")],
+    code: 1,
+    stderr: /no resources found in .*empty/,
+  },
+  {
+    name: "an empty directory with --allow-empty",
+    args: ["validate", "--allow-empty", join(dir, "empty")],
+    code: 0,
+    stderr: /^validate: no resources found in .*empty\n$/,
   },
   {
     name: "--namespace",
@@ -128,7 +241,7 @@ const cases: Case[] = [
     name: "an unknown option",
     args: ["validate", "--frobnicate"],
     code: 2,
-    stderr: /Unknown option '--frobnicate'; see mcpfleet validate --help \(ERR_USAGE\)/,
+    stderr: /unknown option '?--frobnicate/i,
   },
   {
     name: "an unknown output format",
@@ -172,10 +285,23 @@ describe("mcpfleet validate", () => {
     if (c.stderr) expect(run.stderr).toMatch(c.stderr);
   });
 
-  it("reads . when no path is given", async () => {
-    const run = await mcpfleet(["validate", "--summary"], undefined, join(dir, "valid"));
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^2 resources: 2 valid/);
+  it("reads standard input, not ., when no path is given and it is a pipe", async () => {
+    // The directory is valid; what is piped in is not, and is what must be validated.
+    const run = await mcpfleet(
+      ["validate"],
+      SERVER.replace("image: i", "proxyPort: 0"),
+      join(dir, "valid"),
+    );
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^<stdin>:\d+:\d+: MCPServer\/default\/s: /);
+  });
+
+  it("says so when no path is given and the pipe brings nothing", async () => {
+    const run = await mcpfleet(["validate"], "", join(dir, "valid"));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^validate: no resources found in standard input \(read because no path was given and it is not a terminal; give a path to read files\)/,
+    );
   });
 
   it("honours NO_COLOR even with --color unset on a forced terminal", async () => {
@@ -247,5 +373,79 @@ describe("mcpfleet validate with a reader that stops early (| head)", () => {
     child.stdout.once("data", () => child.stdout.destroy());
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
     expect({ code, stderr }).toEqual({ code: 1, stderr: "" });
+  });
+});
+
+// Under a pseudo-terminal, as a person runs it: what a terminal shows must be readable.
+describe("mcpfleet validate on a terminal", () => {
+  const runner = ttyRunner();
+  if (typeof runner === "string") {
+    it.skip(`skipped: no pseudo-terminal here (${runner})`, () => undefined);
+    return;
+  }
+  const tty = (args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = {}, stdoutTo?: string) =>
+    runner([process.execPath, "--import", TSX, MAIN, ...args], {
+      cwd,
+      env: cleanEnv(env),
+      ...(stdoutTo !== undefined ? { stdoutTo } : {}),
+    });
+
+  it("colours with real escape codes, never escaped ones", () => {
+    const run = tty(["validate", join(dir, "invalid")]);
+    expect(run.code).toBe(1);
+    expect(run.output).not.toContain("\\u001b");
+    const lines = run.output.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(line).toMatch(
+        new RegExp(
+          `^${ESC}\\[1m\\S*server\\.yaml:\\d+:\\d+${ESC}\\[0m: [^${ESC}]* ${ESC}\\[31m\\(\\w+\\)${ESC}\\[0m$`,
+        ),
+      );
+    }
+  });
+
+  it("has no colour with NO_COLOR", () => {
+    const run = tty(["validate", join(dir, "invalid")], ROOT, { NO_COLOR: "1" });
+    expect(run.code).toBe(1);
+    expect(run.output).toMatch(/^\S*server\.yaml:7:14: MCPServer\/default\/s: .* \(schema\)\n/);
+    expect(run.output).not.toContain(ESC);
+  });
+
+  it("reads . with no path, and says so on one line", () => {
+    const run = tty(["validate", "--summary"], join(dir, "valid"));
+    expect(run.code).toBe(0);
+    expect(run.output).toBe(
+      "validate: no path given, reading the current directory (.); pipe YAML in or give - to read standard input\n" +
+        "2 resources: 2 valid, 0 invalid, 0 skipped; 0 errors, 0 warnings\n",
+    );
+  });
+
+  it("shows progress over many files on stderr only, and erases it", () => {
+    const many = writeTree(
+      tempDir(),
+      Object.fromEntries(
+        Array.from({ length: 60 }, (_, i) => [`s${i}.yaml`, GROUP.replace("eng", `g${i}`)]),
+      ),
+    );
+    const out = join(tempDir(), "stdout.txt");
+    const run = tty(["validate", "--summary", many], ROOT, {}, out);
+    expect(run.code).toBe(0);
+    expect(run.output).toMatch(/validate: 0\/60 files/);
+    expect(run.output.endsWith(`\r${ESC}[2K`)).toBe(true);
+    expect(readFileSync(out, "utf8")).toBe(
+      "60 resources: 60 valid, 0 invalid, 0 skipped; 0 errors, 0 warnings\n",
+    );
+  });
+
+  it("shows no progress when stderr is not a terminal", async () => {
+    const many = writeTree(
+      tempDir(),
+      Object.fromEntries(
+        Array.from({ length: 30 }, (_, i) => [`s${i}.yaml`, GROUP.replace("eng", `g${i}`)]),
+      ),
+    );
+    const run = await mcpfleet(["validate", many]);
+    expect(run).toEqual({ code: 0, stdout: "", stderr: "" });
   });
 });
