@@ -196,11 +196,17 @@ describe("visibility", () => {
     expect(on.resourceVisible(ops, { team: "b" })).toBe(false);
     expect(on.resourceVisible(root, { team: "b" })).toBe(true);
   });
-  it("cache scopes: equal claims share one, other claims do not, volatile claims ignored", () => {
-    const a1 = who({ team: "a", exp: 1, jti: "x" });
-    const a2 = who({ team: "a", exp: 2, jti: "y" });
+  it("cache scopes: equal claims share one; any string claim, jti included, tells them apart", () => {
+    // Numeric claims (exp, iat) match no resource claim: they do not split a caller's scope.
+    const a1 = who({ team: "a", exp: 1, iat: 5 });
+    const a2 = who({ team: "a", exp: 2, iat: 6 });
     expect(on.cacheScope(a1)).toBe(on.cacheScope(a2));
     expect(on.cacheScope(a1)).not.toBe(on.cacheScope(who({ team: "b" })));
+    // An entry may carry a jti or nonce claim, so callers differing there see different entries.
+    expect(on.cacheScope(who({ team: "a", jti: "x" }))).not.toBe(
+      on.cacheScope(who({ team: "a", jti: "y" })),
+    );
+    expect(on.cacheScope(who({ team: "a", nonce: ["n1"] }))).not.toBe(on.cacheScope(a1));
     expect(on.cacheScope(root)).toBe("all");
     expect(off.cacheScope(reader)).toBe("all");
   });

@@ -1,5 +1,7 @@
 // The registry server in oauth mode against a real OpenID provider: discovery, /v1/me, the
 // registry claims gate, the entry filter with pagination, publish rules and admin scoping.
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AUDIENCE,
@@ -44,6 +46,7 @@ beforeAll(async () => {
       },
       { name: "team", managed: {} },
     ],
+    adminSources: { fileRoots: ["."] },
     registries: [
       { name: "default", sources: ["team", "catalog"] },
       { name: "gated", sources: ["catalog"], claims: { team: "b" } },
@@ -325,8 +328,10 @@ describe("admin scoping", () => {
     ).toBe(404);
   });
   it("creates only with claims that are a subset of the caller's", async () => {
+    // Under adminSources.fileRoots, and a file no other tenant's source reads.
+    copyFileSync(EXAMPLE_DATA, join(reg.dir, "mine.json"));
     const body = (team: string) => ({
-      file: { path: EXAMPLE_DATA },
+      file: { path: "mine.json" },
       format: "upstream",
       syncPolicy: { interval: "1h" },
       claims: { team },
@@ -379,7 +384,7 @@ describe("admin scoping", () => {
           method: "PUT",
           token: tokens.ops,
           body: {
-            file: { path: EXAMPLE_DATA },
+            file: { path: "mine.json" },
             format: "upstream",
             syncPolicy: { interval: "2h" },
             claims: { team: "a" },

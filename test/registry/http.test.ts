@@ -26,6 +26,7 @@ registries:
     sources: [catalog, team]
   - name: all
     sources: [team, catalog, toolhive]
+adminSources: { fileRoots: ["."] }
 auth: { mode: anonymous }
 database:
   embedded: {}
