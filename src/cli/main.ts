@@ -42,6 +42,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: "Render resources into Kubernetes manifests (dist/<namespace>.yaml, dist/install/)",
     load: () => import("./synth.js"),
   },
+  install: {
+    summary: "Print the install bundle for a cluster (install --export --repo URL ...)",
+    load: () => import("./install.js"),
+  },
   registry: {
     summary: "Run the registry server (registry serve --config FILE)",
     load: () => import("./registry.js"),

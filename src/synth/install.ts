@@ -141,6 +141,10 @@ export function controllerRules(crds: KubeObject[]): {
 export function installObjects(options: InstallOptions = {}): KubeObject[] {
   const namespace = options.namespace ?? INSTALL_NAMESPACE;
   const image = options.image ?? defaultControllerImage();
+  // Cluster-scoped names carry the namespace when it is not the default, so that two
+  // controllers (two teams, two paths of one repository) can share a cluster.
+  const clusterName =
+    namespace === INSTALL_NAMESPACE ? CONTROLLER_NAME : `${CONTROLLER_NAME}-${namespace}`;
   const crds = crdObjects();
   const labels = {
     "app.kubernetes.io/name": "mcpfleet",
@@ -163,17 +167,17 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
-      metadata: { name: CONTROLLER_NAME, labels },
+      metadata: { name: clusterName, labels },
       rules: controllerRules(crds),
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRoleBinding",
-      metadata: { name: CONTROLLER_NAME, labels },
+      metadata: { name: clusterName, labels },
       roleRef: {
         apiGroup: "rbac.authorization.k8s.io",
         kind: "ClusterRole",
-        name: CONTROLLER_NAME,
+        name: clusterName,
       },
       subjects: [{ kind: "ServiceAccount", name: CONTROLLER_NAME, namespace }],
     },

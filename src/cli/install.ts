@@ -1,0 +1,139 @@
+// `mcpfleet install --export`: the install bundle (CRDs, the controller's Namespace, account,
+// least-privilege RBAC, Service and Deployment) for the options given, as `flux install
+// --export` prints it: to standard output for `kubectl apply --server-side -f -` or a
+// repository, or into a directory with -d (written as synth writes, never deleting others' files).
+import { parseInterval } from "../controller/schedule.js";
+import { type InstallOptions, installFiles } from "../synth/install.js";
+import { toYaml } from "../synth/render.js";
+import { writeOutputDir } from "../synth/output-dir.js";
+import { parseCommandArgs, usageError } from "./args.js";
+
+const USAGE = `Usage: mcpfleet install --export [options]
+
+Prints the install bundle: the CRDs, then the controller's Namespace, ServiceAccount,
+ClusterRole and binding, Service and Deployment, configured by the options below. Apply it with
+  mcpfleet install --export --repo URL | kubectl apply --server-side -f -
+or commit it to the repository the controller follows.
+
+Options:
+      --export                 print the bundle (required: install applies nothing itself)
+  -d, --output-dir DIR         write 00-crds.yaml and 01-controller.yaml into DIR instead
+      --force                  write into a non-empty directory install did not write
+      --repo URL               repository the controller follows (default: key "repo" of the
+                               ConfigMap mcpfleet-controller, created by you)
+      --branch B               branch to follow (default: the remote's HEAD)
+      --path DIR               directory of the repository holding the resources
+      --token-secret NAME      Secret (key "token") with an access token for the repository
+      --interval DURATION      poll period (controller default 1m)
+      --drift-interval DURATION
+                               re-apply an unchanged revision this often (controller default 1h)
+      --image IMAGE            controller image (default: this release's)
+  -n, --namespace NS           the controller's namespace (default mcpfleet-system)
+      --replicas N             controller replicas; leader election keeps one active (default 1)
+      --controller-arg ARG     any other controller flag, as --controller-arg=--prune=false
+                               (repeatable)
+      --no-crds                leave the CRDs out (they are installed already)
+  -h, --help                   show this help
+
+Exit status: 0 printed or written, 2 usage error.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values: v } = parseCommandArgs("install", {
+    args: argv,
+    strict: true,
+    allowNegative: true,
+    options: {
+      export: { type: "boolean", default: false },
+      "output-dir": { type: "string", short: "d" },
+      force: { type: "boolean", default: false },
+      repo: { type: "string" },
+      branch: { type: "string" },
+      path: { type: "string" },
+      "token-secret": { type: "string" },
+      interval: { type: "string" },
+      "drift-interval": { type: "string" },
+      image: { type: "string" },
+      namespace: { type: "string", short: "n" },
+      replicas: { type: "string" },
+      "controller-arg": { type: "string", multiple: true },
+      crds: { type: "boolean", default: true },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (v.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (!v.export) {
+    throw usageError(
+      "install",
+      "give --export: install prints the bundle for kubectl apply --server-side -f -, it applies nothing itself",
+    );
+  }
+  for (const flag of ["repo", "branch", "path", "token-secret", "image", "namespace"] as const) {
+    if (v[flag] === "") throw usageError("install", `--${flag} must not be empty`);
+  }
+  const extraArgs: string[] = [];
+  for (const flag of ["interval", "drift-interval"] as const) {
+    const text = v[flag];
+    if (text === undefined) continue;
+    try {
+      parseInterval(text, `--${flag}`);
+    } catch (err) {
+      throw usageError("install", (err as Error).message);
+    }
+    extraArgs.push(`--${flag}=${text}`);
+  }
+  for (const arg of v["controller-arg"] ?? []) {
+    if (!arg.startsWith("--")) {
+      throw usageError(
+        "install",
+        `--controller-arg takes a controller flag such as --prune=false, not "${arg}"`,
+      );
+    }
+    extraArgs.push(arg);
+  }
+  let replicas: number | undefined;
+  if (v.replicas !== undefined) {
+    replicas = Number(v.replicas);
+    if (!Number.isInteger(replicas) || replicas < 1 || replicas > 100) {
+      throw usageError(
+        "install",
+        `--replicas must be a whole number from 1 to 100, not "${v.replicas}"`,
+      );
+    }
+  }
+  const options: InstallOptions = {
+    ...(v.repo !== undefined ? { repo: v.repo } : {}),
+    ...(v.branch !== undefined ? { branch: v.branch } : {}),
+    ...(v.path !== undefined ? { path: v.path } : {}),
+    ...(v["token-secret"] !== undefined ? { tokenSecret: v["token-secret"] } : {}),
+    ...(v.image !== undefined ? { image: v.image } : {}),
+    ...(v.namespace !== undefined ? { namespace: v.namespace } : {}),
+    ...(replicas !== undefined ? { replicas } : {}),
+    ...(extraArgs.length > 0 ? { extraArgs } : {}),
+  };
+  const files = new Map<string, string>();
+  for (const [name, objects] of installFiles(options)) {
+    if (!v.crds && name === "00-crds.yaml") continue;
+    files.set(name, toYaml(objects));
+  }
+  const dir = v["output-dir"];
+  if (dir !== undefined) {
+    const outcome = writeOutputDir(dir, files, {
+      flag: "--output-dir",
+      force: v.force,
+      generator: "mcpfleet install",
+    });
+    process.stderr.write(
+      `install: ${dir}: ${outcome.written.length} file(s) written, ${outcome.unchanged.length} unchanged\n`,
+    );
+    return 0;
+  }
+  await new Promise<void>((resolve, reject) =>
+    process.stdout.write([...files.values()].join("---\n"), (err) =>
+      err && (err as NodeJS.ErrnoException).code !== "EPIPE" ? reject(err) : resolve(),
+    ),
+  );
+  return 0;
+}

@@ -1,0 +1,127 @@
+// `mcpfleet install --export` as a bootstrap uses it: its output applies with `kubectl apply
+// --server-side` on the real API server, two controllers (two teams, two paths of the
+// examples/gitops layout) share one cluster, and the flags reach the controller's command line.
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import type { KubeObject } from "../../src/synth/model.js";
+import { noCluster } from "../support/cluster/context.js";
+import { runCli } from "../cli/helpers.js";
+import { client, kubectl } from "./helpers.js";
+
+function objectsOf(text: string): KubeObject[] {
+  return parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
+}
+
+type Container = { args?: string[]; image?: string };
+function controllerContainer(objects: KubeObject[]): Container {
+  const deployment = objects.find((o) => o.kind === "Deployment") as
+    { spec: { template: { spec: { containers: Container[] } } } } | undefined;
+  return deployment!.spec.template.spec.containers[0]!;
+}
+
+describe("mcpfleet install --export", () => {
+  it("passes every option to the controller's command line and image", async () => {
+    const r = await runCli([
+      "install",
+      "--export",
+      "--repo",
+      "https://git.example.com/platform/mcp-fleet.git",
+      "--branch",
+      "main",
+      "--path",
+      "clusters/prod",
+      "--interval",
+      "5m",
+      "--token-secret",
+      "fleet-git",
+      "--image",
+      "registry.example.com/mcpfleet:1.2.3",
+      "--controller-arg=--lease-duration=30s",
+      "--no-crds",
+    ]);
+    expect(r.status).toBe(0);
+    const objects = objectsOf(r.stdout);
+    expect(objects.some((o) => o.kind === "CustomResourceDefinition")).toBe(false);
+    const container = controllerContainer(objects);
+    expect(container.image).toBe("registry.example.com/mcpfleet:1.2.3");
+    expect(container.args).toEqual(
+      expect.arrayContaining([
+        "--repo=https://git.example.com/platform/mcp-fleet.git",
+        "--branch=main",
+        "--path=clusters/prod",
+        "--interval=5m",
+        "--lease-duration=30s",
+      ]),
+    );
+  });
+
+  it("refuses what the controller would refuse, before printing anything", async () => {
+    const bad = await runCli(["install", "--export", "--interval", "5"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stdout).toBe("");
+    expect(bad.stderr.trim()).toMatch(/^mcpfleet: install: --interval: "5" is not a duration/);
+    const bare = await runCli(["install"]);
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toContain("give --export");
+  });
+
+  it.skipIf(noCluster())(
+    "applies with kubectl apply --server-side; two controllers share a cluster",
+    async () => {
+      const exports = await Promise.all(
+        ["team-a", "team-b"].map((ns) =>
+          runCli([
+            "install",
+            "--export",
+            "-n",
+            `mcpfleet-${ns}`,
+            "--repo",
+            "https://git.example.com/platform/mcp-fleet.git",
+            "--path",
+            `clusters/${ns}`,
+          ]),
+        ),
+      );
+      for (const e of exports) {
+        expect(e.status, e.stderr).toBe(0);
+        const applied = kubectl(
+          ["apply", "--server-side", "--field-manager=bootstrap", "-f", "-"],
+          e.stdout,
+        );
+        expect(applied.stderr).toBe("");
+        expect(applied.status).toBe(0);
+      }
+      const c = client();
+      for (const ns of ["team-a", "team-b"]) {
+        const binding = await c.get({
+          apiVersion: "rbac.authorization.k8s.io/v1",
+          kind: "ClusterRoleBinding",
+          metadata: { name: `mcpfleet-controller-mcpfleet-${ns}` },
+        });
+        expect(binding?.subjects).toEqual([
+          { kind: "ServiceAccount", name: "mcpfleet-controller", namespace: `mcpfleet-${ns}` },
+        ]);
+        const deployment = await c.get({
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "mcpfleet-controller", namespace: `mcpfleet-${ns}` },
+        });
+        expect(JSON.stringify(deployment?.spec)).toContain(`--path=clusters/${ns}`);
+      }
+      for (const ns of ["team-a", "team-b"]) {
+        await c.delete({
+          apiVersion: "v1",
+          kind: "Namespace",
+          metadata: { name: `mcpfleet-${ns}` },
+        });
+        for (const kind of ["ClusterRoleBinding", "ClusterRole"]) {
+          await c.delete({
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind,
+            metadata: { name: `mcpfleet-controller-mcpfleet-${ns}` },
+          });
+        }
+      }
+    },
+  );
+});
