@@ -215,7 +215,7 @@ export async function fetchUrl(
  */
 export async function fetchGit(
   cfg: GitSourceConfig,
-  opts: { cacheDir: string; baseDir: string },
+  opts: { cacheDir: string; baseDir: string; maxBytes?: number },
 ): Promise<{ data: Buffer; commit: string }> {
   const filepath = cfg.path ?? "registry.json";
   try {
@@ -225,7 +225,7 @@ export async function fetchGit(
       const ref = cfg.commit ?? cfg.tag ?? cfg.branch ?? "HEAD";
       const oid = cfg.commit ?? (await git.resolveRef({ fs, gitdir, ref }));
       const { blob } = await git.readBlob({ fs, gitdir, oid, filepath });
-      return { data: Buffer.from(blob), commit: oid };
+      return { data: withinSize(blob, opts.maxBytes), commit: oid };
     }
     if (!/^https?:\/\//.test(cfg.repository)) {
       throw new Error("only http(s):// and file:// repositories are supported");
@@ -263,7 +263,7 @@ export async function fetchGit(
     const oid = cfg.commit ?? result.fetchHead;
     if (oid === null || oid === undefined) throw new Error("the remote has no such ref");
     const { blob } = await git.readBlob({ fs, gitdir, oid, filepath });
-    return { data: Buffer.from(blob), commit: oid };
+    return { data: withinSize(blob, opts.maxBytes), commit: oid };
   } catch (err) {
     if (err instanceof McpfleetError) throw err;
     throw new McpfleetError(
@@ -272,6 +272,12 @@ export async function fetchGit(
       { cause: err },
     );
   }
+}
+
+/** A registry file read from Git, refused over the size limit as files and URLs are. */
+function withinSize(blob: Uint8Array, maxBytes = MAX_FILE_BYTES): Buffer {
+  if (blob.length > maxBytes) throw new Error(`the registry file is larger than ${maxBytes} bytes`);
+  return Buffer.from(blob);
 }
 
 /** One page of another registry's `/v0.1/servers`. */

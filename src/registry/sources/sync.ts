@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { McpfleetError } from "../../errors.js";
 import type { SourceConfig } from "../config/types.js";
 import type { ServerEntry } from "../formats/model.js";
+import { jsonLimitProblem } from "../formats/bounds.js";
 import { makeFilter, parseRegistryData } from "../formats/parse.js";
 import { convertUpstream } from "../formats/upstream.js";
 import { StageRows, type Store } from "../store/store.js";
@@ -77,7 +78,8 @@ async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> 
     });
   }
   if (cfg.git !== undefined) {
-    return (await fetchGit(cfg.git, { cacheDir: ctx.cacheDir, baseDir: ctx.baseDir })).data;
+    return (await fetchGit(cfg.git, { cacheDir: ctx.cacheDir, baseDir: ctx.baseDir, maxBytes }))
+      .data;
   }
   throw new McpfleetError("ERR_SOURCE_NOT_SYNCED", `source ${cfg.name} is not a file source`);
 }
@@ -202,10 +204,14 @@ async function syncKube(store: Store, cfg: SourceConfig, ctx: SyncContext): Prom
   // The Kubernetes client (some 45 MB once loaded) only for servers with a kubernetes source.
   const { defaultKubeConfig, kubeNamespaces, listKubeEntries } = await import("./kubernetes.js");
   const kc = ctx.kubeConfig?.() ?? defaultKubeConfig();
-  const { entries, problems } = await listKubeEntries(
-    kc,
-    kubeNamespaces(kc, cfg.kubernetes?.namespaces),
-  );
+  const listed = await listKubeEntries(kc, kubeNamespaces(kc, cfg.kubernetes?.namespaces));
+  // Annotations are free text: an entry the store cannot keep is skipped like any invalid one.
+  const problems = listed.problems;
+  const entries = listed.entries.filter((e) => {
+    const problem = jsonLimitProblem(e.server);
+    if (problem !== undefined) problems.push(`${e.name}: ${problem}`);
+    return problem === undefined;
+  });
   const hash = createHash("sha256").update(JSON.stringify(entries)).digest("hex");
   const prev = await store.getStatus(cfg.name);
   if (prev?.contentHash === hash) {
