@@ -51,7 +51,7 @@ describe("editor schemas", () => {
   });
 
   it("flag a misspelt field, a wrong kind and a wrong API version", () => {
-    const server = documents.find((d) => d.doc.kind === "MCPServer")!.doc as {
+    const server = documents.find((d) => d.doc.kind === "MCPServer")!.doc as unknown as {
       spec: Record<string, unknown>;
     };
     const validate = validators.get("MCPServer")!;
