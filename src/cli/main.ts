@@ -3,6 +3,7 @@
 import nodeModule from "node:module";
 import { projectVersion } from "../project.js";
 import { didYouMean } from "../suggest.js";
+import { usageError } from "./args.js";
 import { reportFailure } from "./failure.js";
 
 // Node's compile cache keeps the compiled code of the modules a command loads on disk (in the
@@ -64,7 +65,53 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: "Print this help, or a command's: mcpfleet help COMMAND",
     load: () => Promise.resolve({ main: help }),
   },
+  completion: {
+    summary: "Print a shell completion script: completion bash|zsh|fish",
+    load: () => Promise.resolve({ main: completion }),
+  },
 };
+
+/** A command's --help text, captured (commands print it with console.log). */
+async function helpText(name: string): Promise<string> {
+  const command = COMMANDS[name];
+  if (command === undefined || name === "help" || name === "version" || name === "completion") {
+    return "";
+  }
+  const lines: string[] = [];
+  const log = console.log;
+  console.log = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+  try {
+    await (await command.load()).main(["--help"]);
+  } finally {
+    console.log = log;
+  }
+  return lines.join("\n");
+}
+
+/** `mcpfleet completion bash|zsh|fish`. */
+async function completion(argv: string[]): Promise<number> {
+  const { COMPLETION_SHELLS, completionScript, isShell } = await import("./completion.js");
+  const [shell, ...rest] = argv;
+  if (shell === "--help" || shell === "-h") {
+    console.log(
+      `Usage: mcpfleet completion ${COMPLETION_SHELLS.join("|")}\n\n  bash: source <(mcpfleet completion bash)\n  zsh:  source <(mcpfleet completion zsh)\n  fish: mcpfleet completion fish | source`,
+    );
+    return 0;
+  }
+  if (shell === undefined || !isShell(shell) || rest.length > 0) {
+    throw usageError(
+      "completion",
+      `give one shell: ${COMPLETION_SHELLS.join(", ")}${shell !== undefined && !isShell(shell) ? `, not "${shell}"${didYouMean(shell, COMPLETION_SHELLS)}` : ""}`,
+    );
+  }
+  const commands = Object.entries(COMMANDS).map(([name, c]) => ({
+    name,
+    summary: c.summary,
+    help: () => helpText(name),
+  }));
+  process.stdout.write(await completionScript(shell, commands));
+  return 0;
+}
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`);

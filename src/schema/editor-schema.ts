@@ -23,7 +23,7 @@ function toJsonSchema(node: SchemaNode): SchemaNode {
     } else if ((key === "items" || key === "additionalProperties") && isNode(value)) {
       out[key] = toJsonSchema(value);
     } else if ((key === "anyOf" || key === "oneOf" || key === "allOf") && Array.isArray(value)) {
-      out[key] = value.map((v) => (isNode(v) ? toJsonSchema(v) : v));
+      out[key] = (value as unknown[]).map((v) => (isNode(v) ? toJsonSchema(v) : v));
     } else {
       out[key] = value;
     }
