@@ -361,18 +361,24 @@ export class ClusterApplier implements Applier {
       if (this.opts.stopping?.() === true && pending.length > 0) {
         throw new McpfleetError("ERR_INTERRUPTED", `stopped before applying the ${stage} stage`);
       }
-      await eachLimit(pending, this.opts.concurrency ?? 16, async (p) => {
-        const sent = withOwner(p.object, ownerOf(p));
-        const { live, recreated } = await this.send(sent, dryRun);
-        const existed = prevEntries.has(p.key);
-        const h = objectHash(sent);
-        next.set(p.key, entryOf(p, h, live));
-        applied++;
-        note({
-          object: objectName(p.object) + (recreated !== undefined ? ` (${recreated})` : ""),
-          action: recreated !== undefined ? "recreated" : existed ? "configured" : "created",
+      // Bindings after everything else of the stage: the API server checks that whoever creates
+      // a RoleBinding holds the permissions of its Role, and refuses it while the Role is not
+      // there yet (unless the writer may do anything, as a cluster admin may).
+      const isBinding = (p: PlannedObject) => p.object.kind === "RoleBinding";
+      for (const batch of [pending.filter((p) => !isBinding(p)), pending.filter(isBinding)]) {
+        await eachLimit(batch, this.opts.concurrency ?? 16, async (p) => {
+          const sent = withOwner(p.object, ownerOf(p));
+          const { live, recreated } = await this.send(sent, dryRun);
+          const existed = prevEntries.has(p.key);
+          const h = objectHash(sent);
+          next.set(p.key, entryOf(p, h, live));
+          applied++;
+          note({
+            object: objectName(p.object) + (recreated !== undefined ? ` (${recreated})` : ""),
+            action: recreated !== undefined ? "recreated" : existed ? "configured" : "created",
+          });
         });
-      });
+      }
       if (stage === "crds" && !dryRun) {
         for (const p of pending) await this.waitEstablished(p.object);
       }

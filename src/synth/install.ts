@@ -86,13 +86,20 @@ function ownPlurals(crds: KubeObject[]): string[] {
 
 const WRITE = ["get", "list", "watch", "create", "update", "patch", "delete"];
 const READ = ["get", "list", "watch"];
+/**
+ * What server-side apply and prune need: apply is a patch that creates what is missing, prune
+ * reads an object's marker before deleting it. The controller never lists, watches or replaces
+ * what it applies (a real API server showed those permissions unused).
+ */
+const APPLY = ["get", "create", "patch", "delete"];
 
 /**
- * What the controller may do, cluster-wide: everything it applies and prunes (our kinds and the
- * workload objects synth renders), status of our kinds, and, because Kubernetes refuses to let
- * anyone grant permissions they lack, the permissions of the Roles it renders for workloads
- * (pods, logs, attach, leases, events). Secrets and ConfigMaps: workloads' config maps, the
- * virtual servers' HMAC secrets (created once) and the apply inventory.
+ * What the controller may do, cluster-wide: apply and prune our kinds and the workload objects
+ * synth renders, patch status of our kinds, list the workloads status is computed from, and its
+ * Lease, inventory and Events. Kubernetes refuses to let anyone grant permissions they lack, so
+ * it also holds what the Roles it renders grant (workloads reading our kinds, the proxy runner
+ * managing StatefulSets and Services, pods, logs, attach, leases, events). Secrets: the virtual
+ * servers' HMAC secrets (created once) and what the remote proxy's Role may read.
  */
 export function controllerRules(crds: KubeObject[]): {
   apiGroups: string[];
@@ -100,33 +107,43 @@ export function controllerRules(crds: KubeObject[]): {
   verbs: string[];
 }[] {
   const plurals = ownPlurals(crds);
+  // What the virtual servers' Roles let them read (a superset of the registry API's).
+  const readByWorkloads = [
+    "mcpgroups",
+    "mcpservers",
+    "mcpremoteproxies",
+    "mcpserverentries",
+    "mcpexternalauthconfigs",
+    "mcptoolconfigs",
+    "virtualmcpcompositetooldefinitions",
+    "virtualmcpservers",
+  ].filter((p) => plurals.includes(p));
   return [
-    { apiGroups: [API_GROUP], resources: plurals, verbs: WRITE },
+    { apiGroups: [API_GROUP], resources: plurals, verbs: APPLY },
+    { apiGroups: [API_GROUP], resources: readByWorkloads, verbs: ["list", "watch"] },
+    { apiGroups: [API_GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ["patch"] },
     {
       apiGroups: [API_GROUP],
-      resources: plurals.map((p) => `${p}/status`),
-      verbs: ["get", "update", "patch"],
+      resources: ["virtualmcpservers/status"],
+      verbs: ["get", "update"],
     },
     {
       apiGroups: ["apiextensions.k8s.io"],
       resources: ["customresourcedefinitions"],
-      verbs: ["get", "list", "watch", "create", "update", "patch"],
+      verbs: ["get", "create", "patch"],
     },
-    {
-      apiGroups: [""],
-      resources: ["namespaces"],
-      verbs: ["get", "list", "watch", "create", "patch"],
-    },
-    {
-      apiGroups: [""],
-      resources: ["configmaps", "secrets", "services", "serviceaccounts"],
-      verbs: WRITE,
-    },
-    { apiGroups: ["apps"], resources: ["deployments", "statefulsets"], verbs: WRITE },
+    { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "create", "patch"] },
+    { apiGroups: [""], resources: ["configmaps"], verbs: [...APPLY, "list", "watch"] },
+    // Only the HMAC secrets, created once and never changed or pruned.
+    { apiGroups: [""], resources: ["secrets"], verbs: ["get", "create", "list", "watch"] },
+    { apiGroups: [""], resources: ["serviceaccounts"], verbs: APPLY },
+    { apiGroups: [""], resources: ["services"], verbs: WRITE },
+    { apiGroups: ["apps"], resources: ["deployments"], verbs: [...APPLY, "list"] },
+    { apiGroups: ["apps"], resources: ["statefulsets"], verbs: WRITE },
     {
       apiGroups: ["rbac.authorization.k8s.io"],
       resources: ["roles", "rolebindings"],
-      verbs: WRITE,
+      verbs: APPLY,
     },
     { apiGroups: [""], resources: ["pods"], verbs: READ },
     { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
