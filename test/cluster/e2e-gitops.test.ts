@@ -1,7 +1,6 @@
 // End to end: a Git repository served over smart HTTP, `mcpfleet controller --target cluster`
-// against a kubeconfig. By default the kubeconfig is the in-repo API double's; with
-// MCPFLEET_E2E_KUBECONFIG (`make test-e2e KUBECONFIG=...`) the same steps run against a real
-// cluster, in a namespace of their own that is deleted afterwards.
+// against the cluster of this run (the control plane the test run starts, or any cluster given
+// with `make test-e2e KUBECONFIG=...`), in a namespace of its own that is deleted afterwards.
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -9,30 +8,26 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseControllerArgs, runController } from "../../src/cli/controller.js";
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { type GitServer, publishRepo, pushRepo, startGitServer } from "../support/git-server.js";
-import { type KubeApi, startKubeApi } from "../support/kube-api/index.js";
-import { E2E_KUBECONFIG, clusterControllerArgs } from "./cluster-helpers.js";
-import { commitFiles, exampleRepo, gitCmd, tmp } from "./helpers.js";
+import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
+import { clusterControllerArgs } from "../controller/cluster-helpers.js";
+import { commitFiles, exampleRepo, gitCmd, tmp } from "../controller/helpers.js";
 
 let git: GitServer;
-let api: KubeApi | undefined;
 let kubeconfig: string;
 let client: KubeClient;
 const ns = `mcpfleet-e2e-${randomBytes(3).toString("hex")}`;
 
 beforeAll(async () => {
+  if (noCluster()) return;
   git = await startGitServer();
-  if (E2E_KUBECONFIG !== undefined && E2E_KUBECONFIG !== "") kubeconfig = E2E_KUBECONFIG;
-  else {
-    api = await startKubeApi();
-    kubeconfig = api.kubeconfigPath;
-  }
+  kubeconfig = clusterKubeconfig()!;
   client = KubeClient.fromFile(kubeconfig);
 });
 
 afterAll(async () => {
+  if (noCluster()) return;
   await client.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
   client.close();
-  await api?.stop();
   await git.stop();
 });
 
@@ -47,7 +42,7 @@ const until = async (what: () => Promise<boolean>, ms = 60_000): Promise<void> =
 const get = (apiVersion: string, kind: string, name: string) =>
   client.get({ apiVersion, kind, metadata: { name, namespace: ns } });
 
-describe("controller --target cluster, end to end", () => {
+describe.skipIf(noCluster())("controller --target cluster, end to end", () => {
   it("applies, prunes a removed resource, refuses a broken revision and keeps the last good one", async () => {
     const repo = exampleRepo();
     publishRepo(git, repo.dir, "fleet.git");

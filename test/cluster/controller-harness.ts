@@ -1,0 +1,131 @@
+// The controller's cluster target against the real API server: a namespace per test (resources,
+// workloads, inventory and Lease all live in it, so tests of several files share one server),
+// a reconciler built as `mcpfleet controller` builds it, and lookups of live objects.
+import { randomBytes } from "node:crypto";
+import { pathToFileURL } from "node:url";
+import { afterAll } from "vitest";
+import {
+  ClusterApplier,
+  type ClusterApplierOptions,
+} from "../../src/controller/cluster-applier.js";
+import { GitSource } from "../../src/controller/git-source.js";
+import { InventoryStore, type InventoryEntry } from "../../src/controller/inventory.js";
+import { KubeClient, type LiveObject } from "../../src/controller/kube-client.js";
+import { Reconciler } from "../../src/controller/reconciler.js";
+import { ControllerStatus } from "../../src/controller/status.js";
+import { tmp } from "../controller/helpers.js";
+
+export { until } from "./helpers.js";
+
+export const GROUP_VERSION = "toolhive.stacklok.dev/v1alpha1";
+
+const API_VERSIONS: Record<string, string> = {
+  Deployment: "apps/v1",
+  StatefulSet: "apps/v1",
+  ReplicaSet: "apps/v1",
+  Role: "rbac.authorization.k8s.io/v1",
+  RoleBinding: "rbac.authorization.k8s.io/v1",
+  Lease: "coordination.k8s.io/v1",
+  Pod: "v1",
+  Service: "v1",
+  ServiceAccount: "v1",
+  ConfigMap: "v1",
+  Secret: "v1",
+  Event: "v1",
+  Namespace: "v1",
+};
+
+export const apiVersionOf = (kind: string): string => API_VERSIONS[kind] ?? GROUP_VERSION;
+
+const namespaces: { client: KubeClient; name: string }[] = [];
+afterAll(async () => {
+  for (const { client, name } of namespaces.splice(0)) {
+    await client.delete({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    client.close();
+  }
+});
+
+/**
+ * A fresh namespace name for one test; the controller creates it (with its inventory) and it is
+ * deleted when the file is done.
+ */
+export function testNamespace(kubeconfig: string, prefix = "e2e"): string {
+  const name = `${prefix}-${randomBytes(4).toString("hex")}`;
+  namespaces.push({ client: KubeClient.fromFile(kubeconfig), name });
+  return name;
+}
+
+export interface Harness {
+  client: KubeClient;
+  applier: ClusterApplier;
+  status: ControllerStatus;
+  reconciler: Reconciler;
+  ns: string;
+  /** The live object of `kind` named `name` in the test's namespace. */
+  get(kind: string, name: string): Promise<LiveObject | undefined>;
+  list(kind: string): Promise<LiveObject[]>;
+  inventory(): Promise<Map<string, InventoryEntry>>;
+  close(): void;
+}
+
+export function harness(
+  kubeconfig: string,
+  repoDir: string,
+  ns: string,
+  opts: Partial<ClusterApplierOptions> & {
+    driftIntervalMs?: number;
+    now?: () => number;
+    requestTimeoutMs?: number;
+  } = {},
+): Harness {
+  const client = KubeClient.fromFile(kubeconfig, {
+    ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+  });
+  const source = new GitSource({
+    url: pathToFileURL(repoDir).href,
+    ref: { branch: "main" },
+    path: "fleet",
+    cacheDir: tmp("cache"),
+  });
+  const applier = new ClusterApplier({
+    client,
+    fieldManager: "mcpfleet",
+    prune: true,
+    forceRecreate: false,
+    namespace: ns,
+    backoff: { baseMs: 5, capMs: 50 },
+    ...opts,
+  });
+  const status = new ControllerStatus(source.refName, applier.target);
+  const reconciler = new Reconciler({
+    source,
+    applier,
+    status,
+    namespace: ns,
+    ...(opts.driftIntervalMs !== undefined ? { driftIntervalMs: opts.driftIntervalMs } : {}),
+    ...(opts.now !== undefined ? { now: opts.now } : {}),
+  });
+  const ref = (kind: string, name: string) => ({
+    apiVersion: apiVersionOf(kind),
+    kind,
+    metadata: { name, namespace: ns },
+  });
+  return {
+    client,
+    applier,
+    status,
+    reconciler,
+    ns,
+    get: (kind, name) => client.get(ref(kind, name)),
+    list: (kind) => client.list(apiVersionOf(kind), kind, { namespace: ns }),
+    async inventory() {
+      const inv = new InventoryStore(client, {
+        name: "mcpfleet-inventory",
+        namespace: ns,
+        fieldManager: "mcpfleet",
+      });
+      return (await inv.read())?.entries ?? new Map();
+    },
+    close: () => client.close(),
+  };
+}
