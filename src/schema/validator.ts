@@ -366,11 +366,28 @@ function typeOf(value: unknown): string {
   return typeof value;
 }
 
-/** The properties declared beside an unknown field: what a misspelt key most likely meant. */
-function declaredProperties(error: ErrorObject): string[] {
-  // Not only the unset ones: defaults are already filled in when the error is found.
-  const properties = error.parentSchema?.properties as unknown;
-  return properties !== null && typeof properties === "object" ? Object.keys(properties) : [];
+/** The "did you mean" of each unknown field met, by the schema node that lacks it. */
+const fieldSuggestions = new WeakMap<object, Map<string, string>>();
+
+/**
+ * ` (did you mean "X"?)` naming the property declared beside an unknown field that it most
+ * likely misspells (not only the unset ones: defaults are filled in by now), or "". Kept per
+ * schema node and field: a set of copies repeats the same mistake, and each edit distance
+ * to every property of a node is what a run with many unknown fields would spend its time on.
+ */
+function fieldSuggestion(error: ErrorObject, field: string): string {
+  const node = error.parentSchema;
+  const properties = node?.properties as unknown;
+  if (node === undefined || properties === null || typeof properties !== "object") return "";
+  let known = fieldSuggestions.get(node);
+  if (known === undefined) fieldSuggestions.set(node, (known = new Map<string, string>()));
+  let suggestion = known.get(field);
+  if (suggestion === undefined) {
+    suggestion = didYouMean(field, Object.keys(properties));
+    // Bounded: a long-lived process (the controller) must not grow with every new misspelling.
+    if (known.size < 256) known.set(field, suggestion);
+  }
+  return suggestion;
 }
 
 function toIssue(error: ErrorObject): SchemaIssue {
@@ -389,7 +406,7 @@ function toIssue(error: ErrorObject): SchemaIssue {
       const field = String(params.unevaluatedProperty);
       return {
         path: `${at}/${escapeSegment(field)}`,
-        message: `unknown field "${field}"${didYouMean(field, declaredProperties(error))}`,
+        message: `unknown field "${field}"${fieldSuggestion(error, field)}`,
         level: "schema",
         unknownField: true,
       };
