@@ -68,6 +68,15 @@ export function resourcesOfText(text: string, namespace: string): Resource[] {
   return out;
 }
 
+/**
+ * validate's defaults, except that kinds no schema is known for (other projects' CRDs beside
+ * ours in a repository) are skipped: synth renders only our kinds and leaves those alone, so
+ * they must not stop it. A near miss of our API group still does.
+ */
+function loadOptions(options: Partial<ValidateOptions>): Partial<ValidateOptions> {
+  return { ignoreMissingSchemas: true, ...options };
+}
+
 function hasErrors(report: Report): boolean {
   return report.resources.some((r) => r.errors.length > 0);
 }
@@ -84,7 +93,7 @@ export async function loadPaths(
     stdin = await (options.stdin ?? (() => readProcessStdin(maxBytes)))();
   }
   const report = await validatePaths(paths, {
-    ...options,
+    ...loadOptions(options),
     namespace,
     ...(stdin !== undefined ? { stdin: () => Promise.resolve(stdin) } : {}),
   });
@@ -112,7 +121,7 @@ export async function loadTexts(
   options: Partial<ValidateOptions> = {},
 ): Promise<LoadResult> {
   const namespace = options.namespace ?? DEFAULT_OPTIONS.namespace;
-  const report = await validateTexts(files, { ...options, namespace });
+  const report = await validateTexts(files, { ...loadOptions(options), namespace });
   const valid = !hasErrors(report);
   const resources = valid ? files.flatMap((f) => resourcesOfText(f.text, namespace)) : [];
   return { report, valid, resources };

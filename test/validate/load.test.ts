@@ -28,6 +28,18 @@ describe("loadTexts", () => {
     expect(loaded.report.resources[0]?.errors[0]?.message).toMatch(/unknown API group/);
   });
 
+  it("leaves other projects' kinds alone: it renders only ours", async () => {
+    const certificate =
+      "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: tls\n";
+    const loaded = await loadTexts([{ name: "s.yaml", text: `${SERVER}---\n${certificate}` }]);
+    expect(loaded.valid).toBe(true);
+    expect(loaded.resources.map((r) => r.kind)).toEqual(["MCPServer"]);
+    const strict = await loadTexts([{ name: "s.yaml", text: certificate }], {
+      ignoreMissingSchemas: false,
+    });
+    expect(strict.valid).toBe(false);
+  });
+
   it("refuses a misspelt field, as the API server does", async () => {
     const text = SERVER + "  transprot: stdio\n";
     const loaded = await loadTexts([{ name: "s.yaml", text }]);
