@@ -133,7 +133,8 @@ export function controllerRules(crds: KubeObject[]): {
       verbs: ["get", "create", "patch"],
     },
     { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "create", "patch"] },
-    { apiGroups: [""], resources: ["configmaps"], verbs: [...APPLY, "list", "watch"] },
+    // update: a registry's Role grants it (its managed source keeps state in ConfigMaps).
+    { apiGroups: [""], resources: ["configmaps"], verbs: [...APPLY, "list", "watch", "update"] },
     // Only the HMAC secrets, created once and never changed or pruned.
     { apiGroups: [""], resources: ["secrets"], verbs: ["get", "create", "list", "watch"] },
     { apiGroups: [""], resources: ["serviceaccounts"], verbs: APPLY },
@@ -151,6 +152,12 @@ export function controllerRules(crds: KubeObject[]): {
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: WRITE },
     { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
     { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+    // Held only because a registry's Role grants it (its kubernetes source reads routes).
+    {
+      apiGroups: ["gateway.networking.k8s.io"],
+      resources: ["httproutes", "gateways"],
+      verbs: READ,
+    },
   ];
 }
 

@@ -18,11 +18,29 @@ export function workloadLabels(app: string, instance: string): Record<string, st
   };
 }
 
-/** The subset used as a Deployment/StatefulSet selector and Service selector: never changes. */
+/**
+ * The Deployment and Service selector: the reference operator's five labels, exactly, because a
+ * selector cannot change once created and objects that operator made are adopted as they are
+ * (docs/synth.md, "Adopting objects of the reference operator").
+ */
 export function selectorLabels(app: string, instance: string): Record<string, string> {
-  return {
+  const { "app.kubernetes.io/managed-by": _managedBy, ...reference } = workloadLabels(
     app,
-    "app.kubernetes.io/name": app,
-    "app.kubernetes.io/instance": labelValue(instance),
+    instance,
+  );
+  void _managedBy;
+  return reference;
+}
+
+/** The reference operator's labels on a run-config or vmcp ConfigMap (`kind` names the owner). */
+export function configMapLabels(
+  component: string,
+  ownerKey: string,
+  owner: string,
+): Record<string, string> {
+  return {
+    "toolhive.stacklok.io/component": component,
+    [`toolhive.stacklok.io/${ownerKey}`]: labelValue(owner),
+    "toolhive.stacklok.io/managed-by": "toolhive-operator",
   };
 }

@@ -6,10 +6,23 @@ export interface SynthOptions {
   embeddingImage: string;
 }
 
-/** The images the reference operator deploys by default (reference-notes), as our defaults. */
+/**
+ * The ToolHive release whose proxy runner and virtual server the tests build and run against
+ * what synth renders (tools/runtime/go.mod pins the same version; a test checks the two agree).
+ */
+export const TOOLHIVE_VERSION = "v0.47.0";
+/** The registry server release the reference operator's chart deploys (docs/synth-workloads.md). */
+export const REGISTRY_SERVER_VERSION = "v1.5.2";
+/** The text-embeddings-inference CPU release. */
+export const EMBEDDING_VERSION = "cpu-1.8";
+
+/**
+ * The reference operator's images (reference-notes), pinned: a floating tag would run a program
+ * other than the one the rendered configuration was tested with.
+ */
 export const DEFAULT_SYNTH_OPTIONS: SynthOptions = {
-  runnerImage: "ghcr.io/stacklok/toolhive/proxyrunner:latest",
-  vmcpImage: "ghcr.io/stacklok/toolhive/vmcp:latest",
-  registryImage: "ghcr.io/stacklok/thv-registry-api:latest",
-  embeddingImage: "ghcr.io/huggingface/text-embeddings-inference:cpu-latest",
+  runnerImage: `ghcr.io/stacklok/toolhive/proxyrunner:${TOOLHIVE_VERSION}`,
+  vmcpImage: `ghcr.io/stacklok/toolhive/vmcp:${TOOLHIVE_VERSION}`,
+  registryImage: `ghcr.io/stacklok/thv-registry-api:${REGISTRY_SERVER_VERSION}`,
+  embeddingImage: `ghcr.io/huggingface/text-embeddings-inference:${EMBEDDING_VERSION}`,
 };

@@ -43,6 +43,27 @@ export class PodExtras {
   private readonly envNames = new Set<string>();
   private readonly volumeNames = new Set<string>();
 
+  private readonly providerNames = new Map<string, string>();
+
+  /**
+   * A Secret key the runner reads through its secrets provider (`environment`): the variable
+   * `TOOLHIVE_SECRET_<name>` from the Secret, and `<name>` for the config to name. `<name>` is
+   * the Secret's name, as the reference operator writes it; a second key of the same Secret
+   * gets `<secret>-<key>`.
+   */
+  providerSecret(ref: { name: string; key: string }): string {
+    const id = `${ref.name}/${ref.key}`;
+    let name = this.providerNames.get(id);
+    if (name === undefined) {
+      const taken = new Set(this.providerNames.values());
+      name = taken.has(ref.name) ? `${ref.name}-${ref.key}` : ref.name;
+      this.providerNames.set(id, name);
+      this.env.push(secretEnv(`TOOLHIVE_SECRET_${name}`, ref));
+      this.envNames.add(`TOOLHIVE_SECRET_${name}`);
+    }
+    return name;
+  }
+
   /** Sets `envName` from a Secret key; returns the variable's name for the config to name. */
   secretEnv(envName: string, ref: { name: string; key: string }): string {
     const name = envName.toUpperCase().replace(/[^A-Z0-9_]/g, "_");
@@ -87,7 +108,15 @@ function caBundlePath(extras: PodExtras, ca: T.CABundleSource | undefined): stri
   return extras.configMapFile(ref.name, ref.key ?? "ca.crt");
 }
 
-/** The inbound OIDC settings of a workload, from `oidcConfigRef` or the deprecated `oidcConfig`. */
+const SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/**
+ * The inbound OIDC settings of a workload, from `oidcConfigRef` or the deprecated `oidcConfig`,
+ * in the runner's token validator shape (its fields carry no JSON names, so Go matches ours
+ * case-insensitively: `jwksUrl` is JWKSURL). The client secret is not in the file: the runner
+ * reads TOOLHIVE_OIDC_CLIENT_SECRET. An OIDC configuration kept in a ConfigMap cannot be read
+ * at synthesis and gives undefined (status and docs say so).
+ */
 export function resolveOidc(
   spec: { oidcConfig?: T.OIDCConfigRef; oidcConfigRef?: T.MCPOIDCConfigReference },
   lookup: Lookup,
@@ -101,7 +130,7 @@ export function resolveOidc(
     const scopes = ref.scopes ?? ["openid"];
     if (shared.spec.type === "kubernetesServiceAccount") {
       const k = shared.spec.kubernetesServiceAccount ?? {};
-      return kubernetesOidc({ ...k, audience: ref.audience }, lookup, scopes, resourceUrl);
+      return kubernetesOidc({ ...k, audience: ref.audience }, scopes, resourceUrl);
     }
     const i = shared.spec.inline;
     if (i === undefined) return undefined;
@@ -112,37 +141,29 @@ export function resolveOidc(
   const url = legacy.resourceUrl ?? resourceUrl;
   switch (legacy.type ?? "kubernetes") {
     case "kubernetes":
-      return kubernetesOidc(legacy.kubernetes ?? {}, lookup, ["openid"], url);
-    case "configMap": {
-      const cm = legacy.configMap;
-      if (cm === undefined) return undefined;
-      return {
-        type: "configMap",
-        configPath: extras.configMapFile(cm.name, cm.key ?? "oidc.json"),
-        caBundlePath: caBundlePath(extras, cm.caBundleRef),
-        resourceUrl: url,
-      };
-    }
+      return kubernetesOidc(legacy.kubernetes ?? {}, ["openid"], url);
+    case "configMap":
+      return undefined;
     case "inline":
       return legacy.inline === undefined ? undefined : inlineOidc(legacy.inline, extras, url);
   }
 }
 
+/** Tokens of the cluster's own issuer, checked with the pod's service account credentials. */
 function kubernetesOidc(
   k: T.KubernetesOIDCConfig,
-  lookup: Lookup,
   scopes: string[],
   resourceUrl: string,
 ): Record<string, unknown> {
+  const clusterAuth = k.useClusterAuth ?? true;
   return {
-    type: "kubernetes",
     issuer: k.issuer ?? "https://kubernetes.default.svc",
     audience: k.audience ?? "toolhive",
     jwksUrl: k.jwksUrl,
     introspectionUrl: k.introspectionUrl,
-    serviceAccount: k.serviceAccount,
-    namespace: k.namespace ?? lookup.namespace,
-    useClusterAuth: k.useClusterAuth ?? true,
+    caCertPath: clusterAuth ? `${SA_DIR}/ca.crt` : undefined,
+    authTokenFile: clusterAuth ? `${SA_DIR}/token` : undefined,
+    allowPrivateIP: true,
     scopes,
     resourceUrl,
   };
@@ -153,21 +174,17 @@ function inlineOidc(
   extras: PodExtras,
   resourceUrl: string,
 ): Record<string, unknown> {
+  if (i.clientSecretRef !== undefined)
+    extras.secretEnv("TOOLHIVE_OIDC_CLIENT_SECRET", i.clientSecretRef);
   return {
-    type: "inline",
     issuer: i.issuer,
     audience: i.audience,
     jwksUrl: i.jwksUrl,
     introspectionUrl: i.introspectionUrl,
     clientId: i.clientId,
-    clientSecretEnv:
-      i.clientSecretRef === undefined
-        ? undefined
-        : extras.secretEnv("TOOLHIVE_OIDC_CLIENT_SECRET", i.clientSecretRef),
-    caBundlePath: caBundlePath(extras, i.caBundleRef),
-    jwksAuthTokenPath: i.jwksAuthTokenPath,
-    jwksAllowPrivateIP: i.jwksAllowPrivateIP ?? false,
-    protectedResourceAllowPrivateIP: i.protectedResourceAllowPrivateIP ?? false,
+    caCertPath: caBundlePath(extras, i.caBundleRef),
+    authTokenFile: i.jwksAuthTokenPath,
+    allowPrivateIP: i.jwksAllowPrivateIP ?? false,
     insecureAllowHTTP: i.insecureAllowHTTP ?? false,
     scopes: i.scopes ?? ["openid"],
     resourceUrl,
@@ -281,57 +298,75 @@ export function resolveToolConfig(
   return { tools_filter: tc.spec?.toolsFilter, tools_override: tc.spec?.toolsOverride };
 }
 
-/** Outgoing authentication from an MCPExternalAuthConfig, secrets as environment variables. */
-export function externalAuthSection(
+/** Subject token types the spec lets users write short, as the runner expects them. */
+const TOKEN_TYPES: Record<string, string> = {
+  access_token: "urn:ietf:params:oauth:token-type:access_token",
+  id_token: "urn:ietf:params:oauth:token-type:id_token",
+  jwt: "urn:ietf:params:oauth:token-type:jwt",
+};
+
+/**
+ * Outgoing authentication from an MCPExternalAuthConfig, in the sections the runner reads:
+ * `token_exchange_config` (client secret from TOOLHIVE_TOKEN_EXCHANGE_CLIENT_SECRET),
+ * `remote_auth_config.bearer_token` and `header_forward.add_headers_from_secret` (secrets by
+ * provider name), `aws_sts_config`, `upstream_swap_config`, `embedded_auth_server_config`.
+ */
+export function externalAuthSections(
   config: Resource<"MCPExternalAuthConfig">,
   extras: PodExtras,
 ): Record<string, unknown> {
   const s = config.spec;
-  const out: Record<string, unknown> = { name: config.metadata.name, type: s.type };
   switch (s.type) {
     case "tokenExchange": {
       const te = s.tokenExchange;
-      if (te === undefined) break;
-      const { clientSecretRef, ...rest } = te;
-      out.tokenExchange = {
-        ...rest,
-        clientSecretEnv:
-          clientSecretRef === undefined
-            ? undefined
-            : extras.secretEnv("TOOLHIVE_TOKEN_EXCHANGE_CLIENT_SECRET", clientSecretRef),
+      if (te === undefined) return {};
+      if (te.clientSecretRef !== undefined)
+        extras.secretEnv("TOOLHIVE_TOKEN_EXCHANGE_CLIENT_SECRET", te.clientSecretRef);
+      const custom = te.externalTokenHeaderName !== undefined && te.externalTokenHeaderName !== "";
+      return {
+        token_exchange_config: {
+          token_url: te.tokenUrl,
+          client_id: te.clientId ?? "",
+          client_secret: "",
+          audience: te.audience ?? "",
+          scopes: te.scopes,
+          subject_token_type:
+            te.subjectTokenType === undefined
+              ? undefined
+              : (TOKEN_TYPES[te.subjectTokenType] ?? te.subjectTokenType),
+          header_strategy: custom ? "custom" : "replace",
+          external_token_header_name: custom ? te.externalTokenHeaderName : undefined,
+        },
       };
-      break;
     }
     case "headerInjection":
-      if (s.headerInjection === undefined) break;
-      out.headerInjection = {
-        headerName: s.headerInjection.headerName,
-        valueEnv: extras.secretEnv(
-          "TOOLHIVE_HEADER_INJECTION_VALUE",
-          s.headerInjection.valueSecretRef,
-        ),
+      if (s.headerInjection === undefined) return {};
+      return {
+        header_forward: {
+          add_headers_from_secret: {
+            [s.headerInjection.headerName]: extras.providerSecret(s.headerInjection.valueSecretRef),
+          },
+        },
       };
-      break;
     case "bearerToken":
-      if (s.bearerToken === undefined) break;
-      out.bearerToken = {
-        tokenEnv: extras.secretEnv("TOOLHIVE_BEARER_TOKEN", s.bearerToken.tokenSecretRef),
+      if (s.bearerToken === undefined) return {};
+      return {
+        remote_auth_config: {
+          bearer_token: `${extras.providerSecret(s.bearerToken.tokenSecretRef)},target=bearer_token`,
+        },
       };
-      break;
     case "awsSts":
-      out.awsSts = s.awsSts;
-      break;
+      return { aws_sts_config: s.awsSts };
     case "upstreamInject":
-      out.upstreamInject = s.upstreamInject;
-      break;
+      return { upstream_swap_config: s.upstreamInject };
     case "embeddedAuthServer":
-      if (s.embeddedAuthServer !== undefined)
-        out.embeddedAuthServer = embeddedAuthServer(s.embeddedAuthServer, extras);
-      break;
+      return s.embeddedAuthServer === undefined
+        ? {}
+        : { embedded_auth_server_config: embeddedAuthServer(s.embeddedAuthServer, extras) };
     case "unauthenticated":
-      break;
+      return {};
   }
-  return out;
+  return {};
 }
 
 function tlsSection(tls: T.RedisTLSConfig | undefined, extras: PodExtras): unknown {
@@ -403,19 +438,18 @@ export function embeddedAuthServer(
   };
 }
 
-/** The external auth and embedded authorization server sections of a workload. */
+/** The outgoing auth and embedded authorization server sections of a workload. */
 export function resolveAuth(
   spec: { externalAuthConfigRef?: T.ExternalAuthConfigRef; authServerRef?: T.AuthServerRef },
   lookup: Lookup,
   extras: PodExtras,
-): { external_auth_config?: unknown; embedded_auth_server_config?: unknown } {
-  const out: { external_auth_config?: unknown; embedded_auth_server_config?: unknown } = {};
+): Record<string, unknown> {
   const ext = lookup.set.get(
     "MCPExternalAuthConfig",
     lookup.namespace,
     spec.externalAuthConfigRef?.name,
   );
-  if (ext !== undefined) out.external_auth_config = externalAuthSection(ext, extras);
+  const out: Record<string, unknown> = ext === undefined ? {} : externalAuthSections(ext, extras);
   const server = lookup.set.get(
     "MCPExternalAuthConfig",
     lookup.namespace,
@@ -426,35 +460,46 @@ export function resolveAuth(
   return out;
 }
 
-/** Headers added toward the remote server; values from Secrets become environment variables. */
+/**
+ * Headers added toward the remote server: plaintext ones as written, Secret ones by provider
+ * name (header → secret), merged with a header injection from the external auth config.
+ */
 export function resolveHeaderForward(
   hf: T.HeaderForwardConfig | undefined,
   extras: PodExtras,
+  fromAuth?: unknown,
 ): unknown {
-  if (hf === undefined) return undefined;
+  const injected = (fromAuth as { add_headers_from_secret?: Record<string, string> } | undefined)
+    ?.add_headers_from_secret;
+  if (hf === undefined && injected === undefined) return undefined;
+  const secrets: Record<string, string> = { ...injected };
+  for (const h of hf?.addHeadersFromSecret ?? [])
+    secrets[h.headerName] = extras.providerSecret(h.valueSecretRef);
+  const plain = hf?.addPlaintextHeaders;
   return {
-    addPlaintextHeaders: hf.addPlaintextHeaders,
-    addHeadersFromSecret: hf.addHeadersFromSecret?.map((h) => ({
-      headerName: h.headerName,
-      valueEnv: extras.secretEnv(`TOOLHIVE_HEADER_${h.headerName}`, h.valueSecretRef),
-    })),
+    add_plaintext_headers: plain !== undefined && Object.keys(plain).length > 0 ? plain : undefined,
+    add_headers_from_secret: Object.keys(secrets).length > 0 ? secrets : undefined,
   };
 }
 
-/** Session storage; the Redis password is an environment variable from its Secret. */
-export function resolveSessionStorage(
+/**
+ * The runner's scaling section: backend replicas (only when set, so an autoscaler can own them)
+ * and Redis session storage; the Redis password reaches it as THV_SESSION_REDIS_PASSWORD.
+ */
+export function resolveScaling(
+  backendReplicas: number | undefined,
   s: T.SessionStorageConfig | undefined,
   extras: PodExtras,
 ): unknown {
-  if (s === undefined) return undefined;
+  const redis = s?.provider === "redis" ? s : undefined;
+  if (redis?.passwordRef !== undefined)
+    extras.secretEnv("THV_SESSION_REDIS_PASSWORD", redis.passwordRef);
+  if (backendReplicas === undefined && redis === undefined) return undefined;
   return {
-    provider: s.provider,
-    address: s.address,
-    db: s.db ?? 0,
-    keyPrefix: s.keyPrefix,
-    passwordEnv:
-      s.passwordRef === undefined
+    backend_replicas: backendReplicas,
+    session_redis:
+      redis === undefined
         ? undefined
-        : extras.secretEnv("TOOLHIVE_SESSION_REDIS_PASSWORD", s.passwordRef),
+        : { address: redis.address, db: redis.db ?? 0, key_prefix: redis.keyPrefix },
   };
 }

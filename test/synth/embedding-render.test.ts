@@ -124,7 +124,7 @@ describe("EmbeddingServer", async () => {
   it("renders StatefulSet and Service <name> with container embedding", () => {
     expect(sts(full, "embed").serviceName).toBe("embed");
     const svc = find(full, "Service", "embed").spec as Record<string, unknown>;
-    expect(svc.ports).toEqual([{ name: "http", port: 9090, targetPort: "http", protocol: "TCP" }]);
+    expect(svc.ports).toEqual([{ name: "http", port: 9090, targetPort: 9090, protocol: "TCP" }]);
     expect(embedding(full, "embed").ports).toEqual([
       { name: "http", containerPort: 9090, protocol: "TCP" },
     ]);
@@ -141,13 +141,13 @@ describe("EmbeddingServer", async () => {
     ]);
   });
 
-  it("sets MODEL_ID, HF_TOKEN from its Secret and spec.env (which wins by name)", () => {
+  it("sets MODEL_ID, RUST_LOG, HF_TOKEN from its Secret and spec.env (which wins by name)", () => {
     const env = embedding(full, "embed").env ?? [];
     expect(env).toEqual([
       { name: "MODEL_ID", value: "sentence-transformers/all-MiniLM-L6-v2" },
+      { name: "RUST_LOG", value: "debug" },
       { name: "HF_TOKEN", valueFrom: { secretKeyRef: { name: "hf", key: "token" } } },
       { name: "HF_HOME", value: "/data/hf" },
-      { name: "RUST_LOG", value: "debug" },
     ]);
   });
 
@@ -157,7 +157,7 @@ describe("EmbeddingServer", async () => {
     );
     expect(embedding(full, "embed").imagePullPolicy).toBe("Always");
     expect(embedding(minimal, "small").image).toBe(
-      "ghcr.io/huggingface/text-embeddings-inference:cpu-latest",
+      "ghcr.io/huggingface/text-embeddings-inference:cpu-1.8",
     );
     expect(embedding(minimal, "small").imagePullPolicy).toBe("IfNotPresent");
   });
@@ -241,7 +241,7 @@ describe("EmbeddingServer", async () => {
   it("probes /health, allowing a long start-up for the model download", () => {
     const c = embedding(full, "embed");
     for (const probe of ["startupProbe", "livenessProbe", "readinessProbe"]) {
-      expect((c[probe] as { httpGet: unknown }).httpGet).toEqual({ path: "/health", port: "http" });
+      expect((c[probe] as { httpGet: unknown }).httpGet).toEqual({ path: "/health", port: 9090 });
     }
     expect((c.startupProbe as { failureThreshold: number }).failureThreshold).toBeGreaterThan(60);
   });

@@ -52,7 +52,7 @@ describe("MCPRemoteProxy", () => {
       proxy("p", { proxyPort: 9000, transport: "sse", sessionAffinity: "None" }),
     ]);
     const svc = find(objects, "Service", "mcp-p-remote-proxy").spec as Obj;
-    expect(svc.ports).toEqual([{ name: "http", port: 9000, targetPort: "http", protocol: "TCP" }]);
+    expect(svc.ports).toEqual([{ name: "http", port: 9000, targetPort: 9000, protocol: "TCP" }]);
     expect(svc.sessionAffinity).toBe("None");
     expect(runConfigOf(objects, "p")).toMatchObject({ transport: "sse", port: 9000 });
   });
@@ -72,7 +72,18 @@ describe("MCPRemoteProxy", () => {
     ]);
   });
 
-  it("headerForward: plaintext headers in the config, secret headers as env", () => {
+  it("starts the runner with one positional argument; the URL is the run-config's remote_url", () => {
+    // `thv-proxyrunner run` needs exactly one argument and ignores flags it does not know.
+    const objects = render([proxy("p")]);
+    expect(containerOf(find(objects, "Deployment", "p"), "toolhive").args).toEqual([
+      "run",
+      "--foreground=true",
+      "placeholder-for-remote-proxy",
+    ]);
+    expect(runConfigOf(objects, "p").remote_url).toBe("https://mcp.example.com/mcp");
+  });
+
+  it("headerForward: plaintext headers in the config, secret headers through the provider", () => {
     const objects = render([
       proxy("p", {
         headerForward: {
@@ -84,11 +95,11 @@ describe("MCPRemoteProxy", () => {
       }),
     ]);
     expect(runConfigOf(objects, "p").header_forward).toEqual({
-      addPlaintextHeaders: { "X-Tenant": "a" },
-      addHeadersFromSecret: [{ headerName: "X-Api-Key", valueEnv: "TOOLHIVE_HEADER_X_API_KEY" }],
+      add_plaintext_headers: { "X-Tenant": "a" },
+      add_headers_from_secret: { "X-Api-Key": "k" },
     });
     expect(envOf(containerOf(find(objects, "Deployment", "p"), "toolhive"))).toContainEqual({
-      name: "TOOLHIVE_HEADER_X_API_KEY",
+      name: "TOOLHIVE_SECRET_k",
       valueFrom: { secretKeyRef: { name: "k", key: "v" } },
     });
   });
@@ -128,9 +139,9 @@ describe("MCPRemoteProxy", () => {
     expect(rc.audit_config).toMatchObject({ enabled: true });
     expect(rc.telemetry_config).toMatchObject({ endpoint: "otel:4318", serviceName: "p" });
     expect(rc.tools_filter).toEqual(["x"]);
-    expect(rc.external_auth_config).toMatchObject({
-      type: "tokenExchange",
-      tokenExchange: { audience: "gh" },
+    expect(rc.token_exchange_config).toMatchObject({
+      token_url: "https://sts.example.com/t",
+      audience: "gh",
     });
     expect(rc).toMatchObject({ trust_proxy_headers: true, endpoint_prefix: "/p" });
   });

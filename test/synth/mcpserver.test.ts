@@ -75,12 +75,12 @@ describe("MCPServer objects", () => {
       {
         apiGroups: ["apps"],
         resources: ["statefulsets"],
-        verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+        verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
       },
       {
         apiGroups: [""],
         resources: ["services"],
-        verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+        verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
       },
       { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
       { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
@@ -125,7 +125,7 @@ describe("MCPServer fields", () => {
     );
   });
 
-  it("transport and proxyMode: stdio uses proxyMode; other transports ignore it", () => {
+  it("transport and proxyMode: stdio uses proxyMode; other transports serve their own", () => {
     const stdio = runConfigOf(render([server("s", { proxyMode: "sse" })]), "s");
     expect(stdio).toMatchObject({ transport: "stdio", proxy_mode: "sse" });
     const stdioDefault = runConfigOf(render([server("s")]), "s");
@@ -135,7 +135,7 @@ describe("MCPServer fields", () => {
       "s",
     );
     expect(http.transport).toBe("streamable-http");
-    expect(http.proxy_mode).toBeUndefined();
+    expect(http.proxy_mode).toBe("streamable-http");
   });
 
   it("proxyPort and mcpPort", () => {
@@ -144,17 +144,17 @@ describe("MCPServer fields", () => {
       { name: "http", containerPort: 9090, protocol: "TCP" },
     ]);
     expect((find(objects, "Service", "mcp-s-proxy").spec as Obj).ports).toEqual([
-      { name: "http", port: 9090, targetPort: "http", protocol: "TCP" },
+      { name: "http", port: 9090, targetPort: 9090, protocol: "TCP" },
     ]);
     expect(runConfigOf(objects, "s")).toMatchObject({ port: 9090, target_port: 3000 });
   });
 
-  it("args go to the server after --", () => {
+  it("args go to the server through the run-config, not the runner's command line", () => {
     const objects = render([server("s", { args: ["--tz=UTC", "-v"] })]);
     expect(runConfigOf(objects, "s").cmd_args).toEqual(["--tz=UTC", "-v"]);
-    expect(
-      (containerOf(find(objects, "Deployment", "s"), "toolhive").args as string[]).slice(-3),
-    ).toEqual(["--", "--tz=UTC", "-v"]);
+    const args = containerOf(find(objects, "Deployment", "s"), "toolhive").args as string[];
+    expect(args).toHaveLength(3);
+    expect(args[2]).toBe("ghcr.io/example/server:1.0.0");
   });
 
   it("env is the server's, in the run-config", () => {
@@ -208,10 +208,9 @@ describe("MCPServer fields", () => {
       { name: "GITHUB_TOKEN", valueFrom: { secretKeyRef: { name: "gh", key: "token" } } },
       { name: "API_KEY", valueFrom: { secretKeyRef: { name: "api", key: "API_KEY" } } },
     ]);
-    expect(runConfigOf(objects, "s").secrets).toEqual([
-      "gh,target=GITHUB_TOKEN",
-      "api,target=API_KEY",
-    ]);
+    // Listed in the run-config, the runner would ask a secrets provider for them and stop.
+    expect(runConfigOf(objects, "s").secrets).toBeUndefined();
+    expect(runConfigOf(objects, "s").k8s_pod_template_patch).toBeUndefined();
   });
 
   it("serviceAccount: created as <n>-sa when empty, used as given otherwise", () => {
@@ -344,13 +343,13 @@ describe("MCPServer fields", () => {
   it("replicas and backendReplicas are omitted when unset and capped at 1 for stdio", () => {
     const unset = render([server("s", { transport: "sse" })]);
     expect((find(unset, "Deployment", "s").spec as Obj).replicas).toBeUndefined();
-    expect(runConfigOf(unset, "s").backend_replicas).toBeUndefined();
+    expect(runConfigOf(unset, "s").scaling_config).toBeUndefined();
     const http = render([server("s", { transport: "sse", replicas: 3, backendReplicas: 4 })]);
     expect((find(http, "Deployment", "s").spec as Obj).replicas).toBe(3);
-    expect(runConfigOf(http, "s").backend_replicas).toBe(4);
+    expect(runConfigOf(http, "s").scaling_config).toEqual({ backend_replicas: 4 });
     const stdio = render([server("s", { replicas: 3, backendReplicas: 4 })]);
     expect((find(stdio, "Deployment", "s").spec as Obj).replicas).toBe(1);
-    expect(runConfigOf(stdio, "s").backend_replicas).toBe(1);
+    expect(runConfigOf(stdio, "s").scaling_config).toEqual({ backend_replicas: 1 });
     const zero = render([server("s", { replicas: 0 })]);
     expect((find(zero, "Deployment", "s").spec as Obj).replicas).toBe(0);
   });
@@ -436,13 +435,16 @@ describe("MCPServer fields", () => {
       server("s", { oidcConfigRef: { name: "corp", audience: "s-aud" } }),
     ]);
     expect(runConfigOf(objects, "s").oidc_config).toMatchObject({
-      type: "inline",
       issuer: "https://id.example.com",
       audience: "s-aud",
       clientId: "c",
-      clientSecretEnv: "TOOLHIVE_OIDC_CLIENT_SECRET",
       scopes: ["openid"],
       resourceUrl: `http://mcp-s-proxy.${NS}.svc.cluster.local:8080/mcp`,
+    });
+    // The runner reads the client secret from this variable when the file has none.
+    expect(envOf(containerOf(find(objects, "Deployment", "s"), "toolhive"))).toContainEqual({
+      name: "TOOLHIVE_OIDC_CLIENT_SECRET",
+      valueFrom: { secretKeyRef: { name: "oidc", key: "secret" } },
     });
     expect(JSON.stringify(runConfigOf(objects, "s"))).not.toContain('"secret"');
   });
@@ -457,25 +459,23 @@ describe("MCPServer fields", () => {
       "s",
     );
     expect(rc.oidc_config).toMatchObject({
-      type: "kubernetes",
-      serviceAccount: "agent",
-      namespace: NS,
       audience: "a",
       issuer: "https://kubernetes.default.svc",
-      useClusterAuth: true,
+      caCertPath: "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt",
+      authTokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token",
+      allowPrivateIP: true,
     });
   });
 
-  it("OIDC inline (deprecated): kubernetes, configMap and inline", () => {
+  it("OIDC inline (deprecated): kubernetes and inline; a ConfigMap's renders no server", () => {
     const k8s = runConfigOf(render([server("s", { oidcConfig: { type: "kubernetes" } })]), "s");
-    expect(k8s.oidc_config).toMatchObject({ type: "kubernetes", audience: "toolhive" });
+    expect(k8s.oidc_config).toMatchObject({ audience: "toolhive" });
+    // Synthesis cannot read the ConfigMap, and a server without the authentication asked for
+    // must not run: nothing is rendered for it.
     const cmObjects = render([
       server("s", { oidcConfig: { type: "configMap", configMap: { name: "oidc-cm" } } }),
     ]);
-    expect(runConfigOf(cmObjects, "s").oidc_config).toMatchObject({
-      type: "configMap",
-      configPath: "/etc/toolhive/configmaps/oidc-cm/oidc.json",
-    });
+    expect(cmObjects).toEqual([]);
     const inline = runConfigOf(
       render([
         server("s", {
@@ -489,7 +489,6 @@ describe("MCPServer fields", () => {
       "s",
     );
     expect(inline.oidc_config).toMatchObject({
-      type: "inline",
       audience: "x",
       resourceUrl: "https://s.example.com/mcp",
     });
@@ -518,15 +517,27 @@ describe("MCPServer fields", () => {
     );
   });
 
-  it("external auth: secrets become runner env from secretKeyRef, never config map values", () => {
-    const cases: [unknown, string, string][] = [
+  it("external auth: in the sections the runner reads, secrets as env from secretKeyRef", () => {
+    // [spec, run-config section expected, env var expected, Secret key]
+    const cases: [unknown, Record<string, unknown>, string, string][] = [
       [
         {
           type: "tokenExchange",
           tokenExchange: {
             tokenUrl: "https://sts.example.com/token",
             audience: "backend",
+            subjectTokenType: "id_token",
             clientSecretRef: { name: "sec", key: "k1" },
+          },
+        },
+        {
+          token_exchange_config: {
+            token_url: "https://sts.example.com/token",
+            client_id: "",
+            client_secret: "",
+            audience: "backend",
+            subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+            header_strategy: "replace",
           },
         },
         "TOOLHIVE_TOKEN_EXCHANGE_CLIENT_SECRET",
@@ -537,26 +548,34 @@ describe("MCPServer fields", () => {
           type: "headerInjection",
           headerInjection: { headerName: "X-Key", valueSecretRef: { name: "sec", key: "k2" } },
         },
-        "TOOLHIVE_HEADER_INJECTION_VALUE",
+        { header_forward: { add_headers_from_secret: { "X-Key": "sec" } } },
+        "TOOLHIVE_SECRET_sec",
         "k2",
       ],
       [
         { type: "bearerToken", bearerToken: { tokenSecretRef: { name: "sec", key: "k3" } } },
-        "TOOLHIVE_BEARER_TOKEN",
+        { remote_auth_config: { bearer_token: "sec,target=bearer_token" } },
+        "TOOLHIVE_SECRET_sec",
         "k3",
       ],
     ];
-    for (const [spec, env, key] of cases) {
+    for (const [spec, section, env, key] of cases) {
       const objects = render([
         res("MCPExternalAuthConfig", "ext", spec),
         server("s", { externalAuthConfigRef: { name: "ext" } }),
       ]);
-      expect(envOf(containerOf(find(objects, "Deployment", "s"), "toolhive"))).toContainEqual({
+      expect(runConfigOf(objects, "s")).toMatchObject(section);
+      const runnerEnv = envOf(containerOf(find(objects, "Deployment", "s"), "toolhive"));
+      expect(runnerEnv).toContainEqual({
         name: env,
         valueFrom: { secretKeyRef: { name: "sec", key } },
       });
+      if (env.startsWith("TOOLHIVE_SECRET_"))
+        expect(runnerEnv).toContainEqual({
+          name: "TOOLHIVE_SECRETS_PROVIDER",
+          value: "environment",
+        });
       const cm = JSON.stringify(find(objects, "ConfigMap", "s-runconfig").data);
-      expect(cm).toContain(env);
       expect(cm).not.toContain("secretKeyRef");
       expect(cm).not.toContain("SecretRef");
     }
@@ -631,15 +650,11 @@ describe("MCPServer fields", () => {
         },
       }),
     ]);
-    expect(runConfigOf(objects, "s").session_storage).toEqual({
-      provider: "redis",
-      address: "redis:6379",
-      db: 0,
-      keyPrefix: "s:",
-      passwordEnv: "TOOLHIVE_SESSION_REDIS_PASSWORD",
+    expect(runConfigOf(objects, "s").scaling_config).toEqual({
+      session_redis: { address: "redis:6379", db: 0, key_prefix: "s:" },
     });
     expect(envOf(containerOf(find(objects, "Deployment", "s"), "toolhive"))).toContainEqual({
-      name: "TOOLHIVE_SESSION_REDIS_PASSWORD",
+      name: "THV_SESSION_REDIS_PASSWORD",
       valueFrom: { secretKeyRef: { name: "redis", key: "password" } },
     });
   });

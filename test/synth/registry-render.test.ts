@@ -197,14 +197,19 @@ describe("MCPRegistry with configYAML", async () => {
   it("runs registry-api with serve --config=/config/config.yaml on port http 8080", () => {
     const c = api(objects, "verbatim");
     expect(c.args).toEqual(["serve", "--config=/config/config.yaml"]);
-    expect(c.image).toBe("ghcr.io/stacklok/thv-registry-api:latest");
+    expect(c.image).toBe("ghcr.io/stacklok/thv-registry-api:v1.5.2");
     expect(c.ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }]);
+    // The server answers its health endpoints on its internal port only.
     expect((c.readinessProbe as { httpGet: unknown }).httpGet).toEqual({
       path: "/readiness",
-      port: "http",
+      port: 8081,
+    });
+    expect((c.livenessProbe as { httpGet: unknown }).httpGet).toEqual({
+      path: "/health",
+      port: 8081,
     });
     const svc = find(objects, "Service", "verbatim-api").spec as Record<string, unknown>;
-    expect(svc.ports).toEqual([{ name: "http", port: 8080, targetPort: "http", protocol: "TCP" }]);
+    expect(svc.ports).toEqual([{ name: "http", port: 8080, targetPort: 8080, protocol: "TCP" }]);
   });
 
   it("adds spec.volumes and spec.volumeMounts", () => {
@@ -238,7 +243,10 @@ describe("MCPRegistry with configYAML", async () => {
   });
 
   it("merges podTemplateSpec into registry-api and carries the config checksum", () => {
-    expect(api(objects, "verbatim").resources).toEqual({ limits: { memory: "512Mi" } });
+    expect(api(objects, "verbatim").resources).toEqual({
+      requests: { cpu: "100m", memory: "128Mi" },
+      limits: { cpu: "500m", memory: "512Mi" },
+    });
     expect(pod(objects, "verbatim").metadata.annotations[CONFIG_CHECKSUM_ANNOTATION]).toBe(
       contentHash(CONFIG_YAML),
     );

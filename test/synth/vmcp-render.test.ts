@@ -356,7 +356,7 @@ describe("VirtualMCPServer: the rendered configuration", () => {
 describe("VirtualMCPServer: workload objects", () => {
   it("renders the Deployment's vmcp container with port http 4483 and its probes", () => {
     const c = container(objects, "gateway");
-    expect(c.image).toBe("ghcr.io/stacklok/toolhive/vmcp:latest");
+    expect(c.image).toBe("ghcr.io/stacklok/toolhive/vmcp:v0.47.0");
     expect(c.ports).toEqual([{ name: "http", containerPort: 4483, protocol: "TCP" }]);
     expect((c.livenessProbe as { httpGet: unknown }).httpGet).toEqual({
       path: "/health",
@@ -403,7 +403,7 @@ describe("VirtualMCPServer: workload objects", () => {
   it("renders Service vmcp-<name> with spec.serviceType, ClusterIP by default", () => {
     const svc = find(objects, "Service", "vmcp-gateway").spec as Record<string, unknown>;
     expect(svc.type).toBe("LoadBalancer");
-    expect(svc.ports).toEqual([{ name: "http", port: 4483, targetPort: "http", protocol: "TCP" }]);
+    expect(svc.ports).toEqual([{ name: "http", port: 4483, targetPort: 4483, protocol: "TCP" }]);
     expect((find(objects, "Service", "vmcp-plain").spec as Record<string, unknown>).type).toBe(
       "ClusterIP",
     );

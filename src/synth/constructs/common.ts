@@ -21,7 +21,8 @@ export interface PolicyRule {
   verbs: string[];
 }
 
-export const ALL_VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"];
+// In the reference operator's order, so a Role it created and ours compare equal (rules are lists).
+export const ALL_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
 export const READ_VERBS = ["get", "list", "watch"];
 
 /** A ServiceAccount, a Role with `rules` and the RoleBinding between them, all named `name`. */

@@ -1,5 +1,6 @@
 import type { KindRenderer } from "../context.js";
-import { selectorLabels, workloadLabels } from "../labels.js";
+import { labelValue } from "../names.js";
+import { restrictedContainer, restrictedPod } from "../security.js";
 import { type KubeObject } from "../model.js";
 import { shorten } from "../names.js";
 import {
@@ -16,11 +17,31 @@ import {
 import { emit } from "./common.js";
 
 export const EMBEDDING_CONTAINER = "embedding";
+/** The user the embedding server runs as (not root, which the image defaults to). */
+export const EMBEDDING_UID = 1000;
+/** The reference operator's default resources of the embedding container. */
+const EMBEDDING_RESOURCES: NonNullable<Container["resources"]> = {
+  requests: { cpu: "250m", memory: "256Mi" },
+  limits: { cpu: "500m", memory: "512Mi" },
+};
+
+/**
+ * The reference operator's labels of an embedding server's objects, all four its selector, so
+ * its StatefulSets (whose selector and claim templates cannot change) can be adopted.
+ */
+export function embeddingLabels(name: string): Record<string, string> {
+  return {
+    "app.kubernetes.io/name": "embeddingserver",
+    "app.kubernetes.io/instance": labelValue(name),
+    "app.kubernetes.io/component": "embedding-server",
+    "app.kubernetes.io/managed-by": "toolhive-operator",
+  };
+}
+
 export const DEFAULT_EMBEDDING_MODEL = "BAAI/bge-small-en-v1.5";
 export const DEFAULT_EMBEDDING_PORT = 8080;
 /** Where models are downloaded (HF_HOME): the model-cache claim, or an emptyDir without one. */
 export const MODEL_CACHE_PATH = "/data";
-const APP = "embeddingserver";
 
 /**
  * Longest StatefulSet name whose pods can be created: the StatefulSet controller labels each pod
@@ -44,13 +65,16 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
   const spec = resource.spec ?? {};
   const name = resource.metadata.name;
   const objectName = embeddingServerName(name);
-  const labels = workloadLabels(APP, name);
-  const selector = selectorLabels(APP, name);
+  const labels = embeddingLabels(name);
+  const selector = labels;
   const model = spec.model ?? DEFAULT_EMBEDDING_MODEL;
   const port = spec.port ?? DEFAULT_EMBEDDING_PORT;
   const cache = spec.modelCache !== undefined && spec.modelCache.enabled !== false;
 
-  const env: EnvVar[] = [{ name: "MODEL_ID", value: model }];
+  const env: EnvVar[] = [
+    { name: "MODEL_ID", value: model },
+    { name: "RUST_LOG", value: "info" },
+  ];
   if (spec.hfTokenSecretRef !== undefined) env.push(secretEnv("HF_TOKEN", spec.hfTokenSecretRef));
   env.push({ name: "HF_HOME", value: MODEL_CACHE_PATH });
   const userEnv = literalEnv(spec.env);
@@ -67,19 +91,32 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
     args: ["--model-id", model, "--port", String(port), ...(spec.args ?? [])],
     env,
     ports: [{ name: "http", containerPort: port, protocol: "TCP" }],
-    ...(spec.resources !== undefined
-      ? { resources: spec.resources as Container["resources"] }
-      : {}),
+    resources: (spec.resources as Container["resources"] | undefined) ?? EMBEDDING_RESOURCES,
     volumeMounts: [{ name: "model-cache", mountPath: MODEL_CACHE_PATH }],
     // The model is downloaded at start-up: allow up to 20 minutes before liveness applies.
-    startupProbe: httpProbe("/health", "http", { periodSeconds: 10, failureThreshold: 120 }),
-    livenessProbe: httpProbe("/health", "http", { periodSeconds: 20 }),
-    readinessProbe: httpProbe("/health", "http", { periodSeconds: 10 }),
-    securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+    startupProbe: httpProbe("/health", port, { periodSeconds: 10, failureThreshold: 120 }),
+    livenessProbe: httpProbe("/health", port, {
+      initialDelaySeconds: 60,
+      periodSeconds: 30,
+      timeoutSeconds: 10,
+    }),
+    readinessProbe: httpProbe("/health", port, {
+      initialDelaySeconds: 30,
+      periodSeconds: 10,
+      timeoutSeconds: 5,
+    }),
+    // The server writes outside HF_HOME at run time, so the root file system stays writable.
+    securityContext: restrictedContainer({ readOnlyRootFilesystem: false }),
   };
   const base: PodTemplate = {
     metadata: { labels },
     spec: {
+      // The image's default user is root; any other user works, and fsGroup lets it write the cache.
+      securityContext: restrictedPod({
+        runAsUser: EMBEDDING_UID,
+        runAsGroup: EMBEDDING_UID,
+        fsGroup: EMBEDDING_UID,
+      }),
       containers: [container],
       ...(cache ? {} : { volumes: [{ name: "model-cache", emptyDir: {} }] }),
     },
@@ -131,7 +168,7 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
     spec: {
       type: "ClusterIP",
       selector,
-      ports: [{ name: "http", port, targetPort: "http", protocol: "TCP" }],
+      ports: [{ name: "http", port, targetPort: port, protocol: "TCP" }],
     },
   });
   emit(scope, resource, {
@@ -140,9 +177,9 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
     metadata: { name: objectName, ...setMeta },
     spec: {
       ...(spec.replicas !== undefined ? { replicas: spec.replicas } : {}),
+      // podManagementPolicy stays the default, as the reference operator leaves it: it cannot
+      // change on an existing StatefulSet, so another value would block adopting its objects.
       serviceName: objectName,
-      // Replicas are independent: start and replace them all at once.
-      podManagementPolicy: "Parallel",
       selector: { matchLabels: selector },
       template: podTemplate,
       ...(claims.length > 0 ? { volumeClaimTemplates: claims } : {}),

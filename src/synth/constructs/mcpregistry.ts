@@ -3,13 +3,15 @@ import type * as T from "../../../generated/types.js";
 import { API_GROUP } from "../../schema/kinds.js";
 import type { KindRenderer } from "../context.js";
 import { contentHash } from "../hash.js";
-import { selectorLabels, workloadLabels } from "../labels.js";
+import { labelValue } from "../names.js";
+import { restrictedContainer, restrictedPod } from "../security.js";
+import { CONTENT_CHECKSUM } from "./runner-workload.js";
 import type { Resource } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
+import { ALL_VERBS } from "./common.js";
 import {
   type Container,
   type EnvVar,
-  httpProbes,
   mergePodTemplate,
   type PodSpec,
   type PodTemplate,
@@ -19,6 +21,10 @@ import { CONFIG_CHECKSUM_ANNOTATION } from "./virtualmcpserver.js";
 
 export const REGISTRY_CONTAINER = "registry-api";
 export const REGISTRY_PORT = 8080;
+/** The registry server answers /health and /readiness on its internal port only. */
+export const REGISTRY_HEALTH_PORT = 8081;
+/** The reference operator's annotation of the config's hash on the registry pod template. */
+export const REGISTRY_CONFIG_HASH = "toolhive.stacklok.dev/config-hash";
 /** Directory of the mounted config.yaml. */
 export const REGISTRY_CONFIG_DIR = "/config";
 /** Directory of the files the legacy typed fields refer to (sources, passwords, CA certificates). */
@@ -29,7 +35,31 @@ export const PGPASS_DIR = "/pgpass";
 export const PGPASS_INIT_IMAGE = "busybox:1.37";
 /** The user the registry pod runs as, so the copied pgpass file belongs to the server. */
 export const REGISTRY_UID = 65532;
-const APP = "mcpregistry";
+/** The reference operator's default resources of the registry server. */
+const REGISTRY_RESOURCES: NonNullable<Container["resources"]> = {
+  requests: { cpu: "100m", memory: "128Mi" },
+  limits: { cpu: "500m", memory: "512Mi" },
+};
+
+/**
+ * The reference operator's labels of a registry's objects; the first two select its pods. They
+ * are kept as that operator writes them, `managed-by` included, so its objects can be adopted
+ * (selectors cannot change); the controller marks what it applies as its own.
+ */
+export function registryLabels(name: string): Record<string, string> {
+  return {
+    ...registrySelector(name),
+    "app.kubernetes.io/managed-by": "toolhive-operator",
+    "toolhive.stacklok.io/registry-name": labelValue(name),
+  };
+}
+
+export function registrySelector(name: string): Record<string, string> {
+  return {
+    "app.kubernetes.io/name": labelValue(registryApiName(name)),
+    "app.kubernetes.io/component": "registry-api",
+  };
+}
 
 export const registryConfigMapName = (name: string): string =>
   dnsSubdomain(`${name}-registry-server-config`);
@@ -203,8 +233,8 @@ export function registryConfigYaml(resource: Resource<"MCPRegistry">): string {
 export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, context) => {
   const spec = resource.spec;
   const name = resource.metadata.name;
-  const labels = workloadLabels(APP, name);
-  const selector = selectorLabels(APP, name);
+  const labels = registryLabels(name);
+  const selector = registrySelector(name);
   const configYaml = registryConfigYaml(resource);
   const legacy = isLegacyRegistry(resource) ? legacyRegistryConfig(resource) : undefined;
   const configMapName = registryConfigMapName(name);
@@ -213,7 +243,11 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
   emit(scope, resource, {
     apiVersion: "v1",
     kind: "ConfigMap",
-    metadata: { name: configMapName, labels },
+    metadata: {
+      name: configMapName,
+      labels,
+      annotations: { [CONTENT_CHECKSUM]: contentHash(configYaml) },
+    },
     data: { "config.yaml": configYaml },
   });
   emitRbac(scope, resource, rbacName, labels, [
@@ -223,11 +257,14 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
       verbs: READ_VERBS,
     },
     { apiGroups: [""], resources: ["services"], verbs: READ_VERBS },
+    // The kubernetes source also reads Gateway API routes to find a server's external URL.
     {
-      apiGroups: ["coordination.k8s.io"],
-      resources: ["leases"],
-      verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
+      apiGroups: ["gateway.networking.k8s.io"],
+      resources: ["httproutes", "gateways"],
+      verbs: READ_VERBS,
     },
+    { apiGroups: [""], resources: ["configmaps"], verbs: ALL_VERBS },
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ALL_VERBS },
     { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
     { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
   ]);
@@ -239,10 +276,10 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
     },
   ];
   const volumes: Record<string, unknown>[] = [
-    { name: "registry-config", configMap: { name: configMapName } },
+    { name: "registry-server-config", configMap: { name: configMapName } },
   ];
   const mounts: { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[] = [
-    { name: "registry-config", mountPath: REGISTRY_CONFIG_DIR, readOnly: true },
+    { name: "registry-server-config", mountPath: REGISTRY_CONFIG_DIR, readOnly: true },
   ];
   const initContainers: Container[] = [];
   if (legacy !== undefined && legacy.files.length > 0) {
@@ -285,38 +322,50 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
         { name: "pgpass-secret", mountPath: "/pgpass-secret", readOnly: true },
         { name: "pgpass", mountPath: PGPASS_DIR },
       ],
-      securityContext: {
-        allowPrivilegeEscalation: false,
-        readOnlyRootFilesystem: true,
-        capabilities: { drop: ["ALL"] },
-      },
+      securityContext: restrictedContainer(),
     });
   }
 
   const container: Container = {
     name: REGISTRY_CONTAINER,
     image: context.options.registryImage,
+    imagePullPolicy: "IfNotPresent",
     args: ["serve", `--config=${REGISTRY_CONFIG_DIR}/config.yaml`],
     ports: [{ name: "http", containerPort: REGISTRY_PORT, protocol: "TCP" }],
     env,
+    resources: REGISTRY_RESOURCES,
     volumeMounts: mounts,
-    ...httpProbes("/health", "/readiness"),
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      readOnlyRootFilesystem: true,
-      capabilities: { drop: ["ALL"] },
+    livenessProbe: {
+      httpGet: { path: "/health", port: REGISTRY_HEALTH_PORT },
+      initialDelaySeconds: 30,
+      periodSeconds: 10,
+      timeoutSeconds: 3,
+      failureThreshold: 3,
     },
+    readinessProbe: {
+      httpGet: { path: "/readiness", port: REGISTRY_HEALTH_PORT },
+      initialDelaySeconds: 5,
+      periodSeconds: 5,
+      timeoutSeconds: 3,
+      failureThreshold: 3,
+    },
+    securityContext: restrictedContainer(),
   };
   const base: PodTemplate = {
-    metadata: { labels, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: contentHash(configYaml) } },
+    metadata: {
+      labels,
+      annotations: {
+        [CONFIG_CHECKSUM_ANNOTATION]: contentHash(configYaml),
+        [REGISTRY_CONFIG_HASH]: contentHash(configYaml),
+      },
+    },
     spec: {
       serviceAccountName: rbacName,
-      securityContext: {
-        runAsNonRoot: true,
+      securityContext: restrictedPod({
         runAsUser: REGISTRY_UID,
         runAsGroup: REGISTRY_UID,
         fsGroup: REGISTRY_UID,
-      },
+      }),
       ...(initContainers.length > 0 ? { initContainers } : {}),
       containers: [container],
       volumes: volumes as unknown as PodSpec["volumes"],
@@ -344,7 +393,7 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
     spec: {
       type: "ClusterIP",
       selector,
-      ports: [{ name: "http", port: REGISTRY_PORT, targetPort: "http", protocol: "TCP" }],
+      ports: [{ name: "http", port: REGISTRY_PORT, targetPort: REGISTRY_PORT, protocol: "TCP" }],
     },
   });
 };

@@ -6,7 +6,7 @@ import { prettyJson } from "../hash.js";
 import { selectorLabels, workloadLabels } from "../labels.js";
 import { type Resource, groupName } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
-import { type Container, compact, httpProbes, kubeResources } from "../pod.js";
+import { type Container, compact, kubeResources } from "../pod.js";
 import {
   type Lookup,
   PodExtras,
@@ -20,7 +20,12 @@ import {
   resolveToolConfig,
 } from "../runner.js";
 import { READ_VERBS, emitRbac } from "./common.js";
-import { emitRunnerWorkload, proxyPullSecrets } from "./runner-workload.js";
+import {
+  emitRunnerWorkload,
+  proxyPullSecrets,
+  runnerEnv,
+  runnerProbes,
+} from "./runner-workload.js";
 import { DEFAULT_PROXY_PORT, RUNNER_CONTAINER, RUNNER_RESOURCES, proxyUrl } from "./mcpserver.js";
 
 export const MCPREMOTEPROXY_APP = "mcpremoteproxy";
@@ -61,6 +66,7 @@ export function remoteProxyRunConfig(
   const spec = r.spec;
   const name = r.metadata.name;
   const extras = new PodExtras();
+  const auth = resolveAuth(spec, lookup, extras);
   const config: Record<string, unknown> = {
     schema_version: RUNCONFIG_SCHEMA_VERSION,
     name,
@@ -73,8 +79,8 @@ export function remoteProxyRunConfig(
     audit_config: resolveAudit(spec.audit, name),
     telemetry_config: resolveTelemetry(spec, name, lookup, extras),
     ...resolveToolConfig(spec.toolConfigRef, lookup),
-    ...resolveAuth(spec, lookup, extras),
-    header_forward: resolveHeaderForward(spec.headerForward, extras),
+    ...auth,
+    header_forward: resolveHeaderForward(spec.headerForward, extras, auth.header_forward),
     trust_proxy_headers: spec.trustProxyHeaders ?? false,
     endpoint_prefix: spec.endpointPrefix,
     group: groupName(spec.groupRef),
@@ -88,6 +94,9 @@ export const REMOTE_PROXY_RULES = [
 ];
 
 export const renderMCPRemoteProxy: KindRenderer<"MCPRemoteProxy"> = (scope, r, context) => {
+  // OIDC settings kept in a ConfigMap cannot be read at synthesis, and the runner has no file
+  // path for them: rather than a server without the client authentication asked for, none.
+  if (r.spec.oidcConfig?.type === "configMap") return;
   const spec = r.spec;
   const name = r.metadata.name;
   const names = remoteProxyNames(name);
@@ -107,16 +116,19 @@ export const renderMCPRemoteProxy: KindRenderer<"MCPRemoteProxy"> = (scope, r, c
     name: RUNNER_CONTAINER,
     image: context.options.runnerImage,
     imagePullPolicy: "IfNotPresent",
-    args: ["run", `--remote=${remoteUrlOf(spec)}`],
+    // `run` needs one positional argument, which the runner replaces with the run-config's
+    // `remote_url`; it ignores flags it does not know, so a `--remote` flag would be lost.
+    args: ["run", "--foreground=true", "placeholder-for-remote-proxy"],
     ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
-    env: extras.env.length > 0 ? [...extras.env] : undefined,
+    env: runnerEnv(extras),
     resources: kubeResources(spec.resources) ?? RUNNER_RESOURCES,
-    ...httpProbes("/health", "/health"),
+    ...runnerProbes(15),
   });
   emitRunnerWorkload(scope, r, {
     names,
     labels,
     selector,
+    ownerKey: "mcp-remote-proxy",
     runner,
     runconfig,
     extras,

@@ -14,7 +14,6 @@ import {
   type Container,
   type PodTemplate,
   compact,
-  httpProbes,
   kubeResources,
   mergePodTemplate,
   secretRefsEnv,
@@ -28,13 +27,19 @@ import {
   resolveAudit,
   resolveAuth,
   resolveAuthz,
+  resolveHeaderForward,
   resolveOidc,
-  resolveSessionStorage,
+  resolveScaling,
   resolveTelemetry,
   resolveToolConfig,
 } from "../runner.js";
 import { ALL_VERBS, READ_VERBS, emit, emitRbac, serviceHost } from "./common.js";
-import { emitRunnerWorkload, proxyPullSecrets } from "./runner-workload.js";
+import {
+  emitRunnerWorkload,
+  proxyPullSecrets,
+  runnerEnv,
+  runnerProbes,
+} from "./runner-workload.js";
 
 export const MCPSERVER_APP = "mcpserver";
 export const MCP_CONTAINER = "mcp";
@@ -159,7 +164,30 @@ export function mcpPodPatch(r: Resource<"MCPServer">): PodTemplate {
   return mergePodTemplate(base, spec.podTemplateSpec, MCP_CONTAINER);
 }
 
-/** The runner's whole configuration for an MCPServer, and what its container needs for it. */
+/**
+ * Volumes written in the reference operator's form (`hostPath` as a string, `mountPath`), as the
+ * runner's `host:container[:ro]` bind specifications.
+ */
+function bindVolumes(volumes: T.Volume[] | undefined): string[] | undefined {
+  const out: string[] = [];
+  for (const v of volumes ?? []) {
+    const { hostPath, mountPath, readOnly } = v as {
+      hostPath?: unknown;
+      mountPath?: unknown;
+      readOnly?: unknown;
+    };
+    if (typeof hostPath === "string" && typeof mountPath === "string")
+      out.push(`${hostPath}:${mountPath}${readOnly === true ? ":ro" : ""}`);
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The runner's whole configuration for an MCPServer, and what its container needs for it. Only
+ * keys the runner reads (tools/runtime checks every rendered file against its decoder). The pod
+ * patch travels in `--k8s-pod-patch`, and `spec.secrets` only in it: listed in the run-config,
+ * the runner would ask a secrets provider for them and stop.
+ */
 export function mcpServerRunConfig(
   r: Resource<"MCPServer">,
   lookup: Lookup,
@@ -171,12 +199,13 @@ export function mcpServerRunConfig(
   const extras = new PodExtras();
   const podPatch = stableStringify(mcpPodPatch(r));
   const profile = spec.permissionProfile;
+  const auth = resolveAuth(spec, lookup, extras);
   const config: Record<string, unknown> = {
     schema_version: RUNCONFIG_SCHEMA_VERSION,
     name,
     image: spec.image,
     transport,
-    proxy_mode: stdio ? clientProtocol(spec) : undefined,
+    proxy_mode: clientProtocol(spec),
     host: "0.0.0.0",
     port: spec.proxyPort ?? DEFAULT_PROXY_PORT,
     target_port: spec.mcpPort,
@@ -185,27 +214,30 @@ export function mcpServerRunConfig(
       spec.env === undefined
         ? undefined
         : Object.fromEntries(spec.env.map((e) => [e.name, e.value])),
-    secrets: spec.secrets?.map((s) => `${s.name},target=${s.targetEnvName ?? s.key}`),
+    volumes: bindVolumes(spec.volumes),
     permission_profile_name_or_path:
       profile === undefined
         ? undefined
         : (profile.type ?? "builtin") === "builtin"
           ? profile.name
           : extras.configMapFile(profile.name, profile.key ?? "permissions.json"),
-    k8s_pod_template_patch: podPatch,
     container_labels: { "toolhive-name": name },
     oidc_config: resolveOidc(spec, lookup, extras, mcpServerUrl(r).replace(/#.*$/, "")),
     ...resolveAuthz(spec.authzConfig, extras),
     audit_config: resolveAudit(spec.audit, name),
     telemetry_config: resolveTelemetry(spec, name, lookup, extras),
     ...resolveToolConfig(spec.toolConfigRef, lookup),
-    ...resolveAuth(spec, lookup, extras),
+    ...auth,
+    header_forward: resolveHeaderForward(undefined, extras, auth.header_forward),
     rate_limit_config: spec.rateLimiting,
-    session_storage: resolveSessionStorage(spec.sessionStorage, extras),
     trust_proxy_headers: spec.trustProxyHeaders ?? false,
     endpoint_prefix: spec.endpointPrefix,
     group: groupName(spec.groupRef),
-    backend_replicas: cappedReplicas(spec.backendReplicas, stdio),
+    scaling_config: resolveScaling(
+      cappedReplicas(spec.backendReplicas, stdio),
+      spec.sessionStorage,
+      extras,
+    ),
   };
   return { config, extras, podPatch };
 }
@@ -221,6 +253,9 @@ export const PROXY_RUNNER_RULES = [
 ];
 
 export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) => {
+  // OIDC settings kept in a ConfigMap cannot be read at synthesis, and the runner has no file
+  // path for them: rather than a server without the client authentication asked for, none.
+  if (r.spec.oidcConfig?.type === "configMap") return;
   const spec = r.spec;
   const name = r.metadata.name;
   const names = mcpServerNames(name);
@@ -249,18 +284,19 @@ export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) =>
     args: [
       "run",
       `--k8s-pod-patch=${podPatch}`,
+      // The server's arguments travel in the run-config (`cmd_args`).
       spec.image,
-      ...(spec.args !== undefined && spec.args.length > 0 ? ["--", ...spec.args] : []),
     ],
     ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
-    env: extras.env.length > 0 ? [...extras.env] : undefined,
+    env: runnerEnv(extras),
     resources: RUNNER_RESOURCES,
-    ...httpProbes("/health", "/health"),
+    ...runnerProbes(5),
   });
   emitRunnerWorkload(scope, r, {
     names,
     labels,
     selector,
+    ownerKey: "mcp-server",
     runner,
     runconfig,
     extras,

@@ -5,17 +5,76 @@ import type { Construct } from "constructs";
 import type * as T from "../../../generated/types.js";
 import { contentHash } from "../hash.js";
 import type { Resource } from "../model.js";
-import { type Container, type PodTemplate, applyResourceOverrides, compact } from "../pod.js";
+import { configMapLabels } from "../labels.js";
+import {
+  type Container,
+  type EnvVar,
+  type PodTemplate,
+  type Probe,
+  applyResourceOverrides,
+  compact,
+} from "../pod.js";
 import { type PodExtras, RUNCONFIG_CHECKSUM, RUNCONFIG_DIR, RUNCONFIG_KEY } from "../runner.js";
+import { restrictedContainer, restrictedPod } from "../security.js";
 import { emit } from "./common.js";
 import { RUNNER_CONTAINER } from "./mcpserver.js";
 
 type Metadata = { labels?: Record<string, string>; annotations?: Record<string, string> };
 
+/** The reference operator's annotation of a rendered config file's checksum on its ConfigMap. */
+export const CONTENT_CHECKSUM = "toolhive.stacklok.dev/content-checksum";
+
+/**
+ * The runner's environment: its home and configuration directory on the only writable path the
+ * read-only root file system leaves (/tmp), the Kubernetes runtime, JSON logs, and secrets read
+ * from `TOOLHIVE_SECRET_<name>` variables (the run-config names `<name>,target=<field>`).
+ */
+export function runnerEnv(extras: PodExtras): EnvVar[] {
+  return [
+    { name: "XDG_CONFIG_HOME", value: "/tmp" },
+    { name: "HOME", value: "/tmp" },
+    { name: "TOOLHIVE_RUNTIME", value: "kubernetes" },
+    { name: "UNSTRUCTURED_LOGS", value: "false" },
+    ...(extras.env.some((e) => e.name.startsWith("TOOLHIVE_SECRET_"))
+      ? [{ name: "TOOLHIVE_SECRETS_PROVIDER", value: "environment" }]
+      : []),
+    ...extras.env,
+  ];
+}
+
+/**
+ * Probes of the runner's `/health`: a start-up probe gives it 90 s to create the MCP server's
+ * workload before liveness counts; `readyDelay` is the reference's (5 s for an MCPServer, 15 s
+ * for a remote proxy, which first reaches the remote server).
+ */
+export function runnerProbes(
+  readyDelay: number,
+): Pick<Container, "startupProbe" | "livenessProbe" | "readinessProbe"> {
+  const get = { httpGet: { path: "/health", port: "http" } };
+  const probe = (p: Omit<Probe, "httpGet">): Probe => ({ ...get, ...p });
+  return {
+    startupProbe: probe({ periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 18 }),
+    livenessProbe: probe({
+      initialDelaySeconds: 30,
+      periodSeconds: 10,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
+    }),
+    readinessProbe: probe({
+      initialDelaySeconds: readyDelay,
+      periodSeconds: 5,
+      timeoutSeconds: 3,
+      failureThreshold: 3,
+    }),
+  };
+}
+
 export interface RunnerWorkload {
   names: { deployment: string; service: string; runconfig: string };
   labels: Record<string, string>;
   selector: Record<string, string>;
+  /** The reference operator's run-config ConfigMap owner label: `mcp-server`, `mcp-remote-proxy`. */
+  ownerKey: string;
   /** The runner container without its run-config mount, which is added here. */
   runner: Container;
   /** The run-config as written to the ConfigMap. */
@@ -40,11 +99,16 @@ export function emitRunnerWorkload(scope: Construct, r: Resource, w: RunnerWorkl
   emit(scope, r, {
     apiVersion: "v1",
     kind: "ConfigMap",
-    metadata: { name: w.names.runconfig, labels: w.labels },
+    metadata: {
+      name: w.names.runconfig,
+      labels: { ...w.labels, ...configMapLabels("run-config", w.ownerKey, r.metadata.name) },
+      annotations: { [CONTENT_CHECKSUM]: contentHash(w.runconfig) },
+    },
     data: { [RUNCONFIG_KEY]: w.runconfig },
   });
   const runner: Container = {
     ...w.runner,
+    securityContext: restrictedContainer({ privileged: false }),
     volumeMounts: [
       { name: "runconfig", mountPath: RUNCONFIG_DIR, readOnly: true },
       ...w.extras.mounts,
@@ -57,6 +121,8 @@ export function emitRunnerWorkload(scope: Construct, r: Resource, w: RunnerWorkl
     },
     spec: {
       serviceAccountName: w.serviceAccountName,
+      terminationGracePeriodSeconds: 30,
+      securityContext: restrictedPod(),
       containers: [runner],
       volumes: [
         { name: "runconfig", configMap: { name: w.names.runconfig } },
@@ -88,7 +154,7 @@ export function emitRunnerWorkload(scope: Construct, r: Resource, w: RunnerWorkl
     spec: {
       type: "ClusterIP",
       selector: w.selector,
-      ports: [{ name: "http", port: w.proxyPort, targetPort: "http", protocol: "TCP" }],
+      ports: [{ name: "http", port: w.proxyPort, targetPort: w.proxyPort, protocol: "TCP" }],
       sessionAffinity: w.sessionAffinity ?? "ClientIP",
     },
   });

@@ -3,7 +3,10 @@ import type * as T from "../../../generated/types.js";
 import { API_GROUP } from "../../schema/kinds.js";
 import type { KindRenderer } from "../context.js";
 import { contentHash } from "../hash.js";
-import { selectorLabels, workloadLabels } from "../labels.js";
+import { configMapLabels, selectorLabels, workloadLabels } from "../labels.js";
+import { restrictedContainer, restrictedPod } from "../security.js";
+import { RUNCONFIG_CHECKSUM } from "../runner.js";
+import { CONTENT_CHECKSUM } from "./runner-workload.js";
 import { groupName, type Resource, type ResourceSet } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
 import { emit, emitRbac, READ_VERBS } from "./common.js";
@@ -11,7 +14,6 @@ import { embeddingServerName } from "./embeddingserver.js";
 import {
   applyResourceOverrides,
   type Container,
-  httpProbes,
   mergePodTemplate,
   type PodTemplate,
 } from "../pod.js";
@@ -23,6 +25,11 @@ export const VMCP_CONFIG_DIR = "/etc/vmcp-config";
 export const VMCP_CONTAINER = "vmcp";
 /** Pod template annotation holding the sha256 of the rendered configuration: a change rolls the pods. */
 export const CONFIG_CHECKSUM_ANNOTATION = "mcpfleet.dev/config-checksum";
+/** The reference operator's default resources of the vmcp container. */
+const VMCP_RESOURCES: NonNullable<Container["resources"]> = {
+  requests: { cpu: "100m", memory: "128Mi" },
+  limits: { cpu: "500m", memory: "512Mi" },
+};
 /** Prefix of the environment variables the virtual server reads (`<PREFIX>_SESSION_REDIS_PASSWORD`). */
 export const VMCP_ENV_PREFIX = "VMCP";
 /** Key of the HMAC secret in the Secret `<name>-hmac-secret`; see docs/synth-workloads.md. */
@@ -618,7 +625,11 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
   emit(scope, resource, {
     apiVersion: "v1",
     kind: "ConfigMap",
-    metadata: { name: configMapName, labels },
+    metadata: {
+      name: configMapName,
+      labels: { ...labels, ...configMapLabels("vmcp-config", "virtual-mcp-server", name) },
+      annotations: { [CONTENT_CHECKSUM]: contentHash(configYaml) },
+    },
     data: { "config.yaml": configYaml },
   });
 
@@ -660,6 +671,8 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
   );
 
   const env: ContainerEnv[] = [
+    { name: "VMCP_NAME", value: name },
+    { name: "VMCP_NAMESPACE", value: resource.metadata.namespace },
     {
       name: "POD_NAMESPACE",
       valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
@@ -670,22 +683,31 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
     },
     ...build.env,
   ];
-  const volume = {
-    name: "vmcp-config",
-    projected: {
-      sources: [
-        {
-          configMap: { name: configMapName, items: [{ key: "config.yaml", path: "config.yaml" }] },
-        },
-        ...build.files.map((f) => ({
-          configMap: { name: f.configMap, items: [{ key: f.key, path: f.path }] },
-        })),
-      ],
-    },
-  };
+  // A plain ConfigMap volume, as the reference operator mounts it, unless CA bundles must sit
+  // beside config.yaml (a ConfigMap volume cannot hold other mounts inside it).
+  const volume =
+    build.files.length === 0
+      ? { name: "vmcp-config", configMap: { name: configMapName } }
+      : {
+          name: "vmcp-config",
+          projected: {
+            sources: [
+              {
+                configMap: {
+                  name: configMapName,
+                  items: [{ key: "config.yaml", path: "config.yaml" }],
+                },
+              },
+              ...build.files.map((f) => ({
+                configMap: { name: f.configMap, items: [{ key: f.key, path: f.path }] },
+              })),
+            ],
+          },
+        };
   const container: Container = {
     name: VMCP_CONTAINER,
     image: context.options.vmcpImage,
+    imagePullPolicy: "IfNotPresent",
     args: [
       "serve",
       `--config=${VMCP_CONFIG_DIR}/config.yaml`,
@@ -694,21 +716,39 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
     ],
     ports: [{ name: "http", containerPort: VMCP_PORT, protocol: "TCP" }],
     env,
-    ...(spec.resources !== undefined
-      ? { resources: spec.resources as Container["resources"] }
-      : {}),
+    resources: (spec.resources as Container["resources"] | undefined) ?? VMCP_RESOURCES,
     volumeMounts: [{ name: "vmcp-config", mountPath: VMCP_CONFIG_DIR, readOnly: true }],
-    ...httpProbes("/health", "/readyz"),
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      readOnlyRootFilesystem: true,
-      runAsNonRoot: true,
-      capabilities: { drop: ["ALL"] },
+    livenessProbe: {
+      httpGet: { path: "/health", port: "http" },
+      initialDelaySeconds: 30,
+      periodSeconds: 10,
+      timeoutSeconds: 5,
+      failureThreshold: 3,
     },
+    readinessProbe: {
+      httpGet: { path: "/readyz", port: "http" },
+      initialDelaySeconds: 15,
+      periodSeconds: 5,
+      timeoutSeconds: 3,
+      failureThreshold: 3,
+    },
+    securityContext: restrictedContainer(),
   };
   const base: PodTemplate = {
-    metadata: { labels, annotations: { [CONFIG_CHECKSUM_ANNOTATION]: contentHash(configYaml) } },
-    spec: { serviceAccountName: serviceAccount, containers: [container], volumes: [volume] },
+    metadata: {
+      labels,
+      annotations: {
+        [CONFIG_CHECKSUM_ANNOTATION]: contentHash(configYaml),
+        [RUNCONFIG_CHECKSUM]: contentHash(configYaml),
+      },
+    },
+    spec: {
+      serviceAccountName: serviceAccount,
+      terminationGracePeriodSeconds: 30,
+      securityContext: restrictedPod(),
+      containers: [container],
+      volumes: [volume],
+    },
   };
   const podTemplate = mergePodTemplate(base, spec.podTemplateSpec, VMCP_CONTAINER);
   const deploymentMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } =
@@ -744,7 +784,9 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
     spec: {
       type: spec.serviceType ?? "ClusterIP",
       selector,
-      ports: [{ name: "http", port: VMCP_PORT, targetPort: "http", protocol: "TCP" }],
+      // Sessions live in one replica's memory unless Redis holds them.
+      sessionAffinity: "ClientIP",
+      ports: [{ name: "http", port: VMCP_PORT, targetPort: VMCP_PORT, protocol: "TCP" }],
     },
   });
 };
