@@ -37,6 +37,7 @@ Options:
       --registry-image IMG  registry API image (default ${DEFAULT_SYNTH_OPTIONS.registryImage})
       --embedding-image IMG embedding server image (default ${DEFAULT_SYNTH_OPTIONS.embeddingImage})
       --no-install          leave out the install bundle
+      --no-namespaces       leave out the Namespace each namespace's file starts with
   -h, --help                show this help
 
 -o DIR (a directory rather than a format) still works for one release and warns: use -d DIR.
@@ -116,6 +117,7 @@ export async function main(argv: string[]): Promise<number> {
       "registry-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.registryImage },
       "embedding-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.embeddingImage },
       install: { type: "boolean", default: true },
+      namespaces: { type: "boolean", default: true },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -173,7 +175,10 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   progress.update(`synth: rendering ${loaded.resources.length} resource(s)…`);
-  const rendered = renderFiles(loaded.resources, options, { install: values.install });
+  const rendered = renderFiles(loaded.resources, options, {
+    install: values.install,
+    namespaces: values.namespaces,
+  });
   progress.done();
   if ("print" in to) {
     await write(process.stdout, printable(rendered.files, to.print));

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../synth/model.js";
+import { namespaceFileObjects } from "../synth/output.js";
 import {
   OUTPUT_MANIFEST,
   type OutputGuard,
@@ -34,7 +35,14 @@ export function manifestFiles(objects: readonly KubeObject[]): Map<string, strin
     groups.set(file, list);
   }
   const files = new Map<string, string>();
-  for (const file of [...groups.keys()].sort()) files.set(file, toYaml(groups.get(file) ?? []));
+  for (const file of [...groups.keys()].sort()) {
+    const objects = groups.get(file) ?? [];
+    // As synth writes it: each namespace's file starts with its Namespace.
+    files.set(
+      file,
+      toYaml(file === CLUSTER_FILE ? objects : namespaceFileObjects(file.slice(0, -5), objects)),
+    );
+  }
   return files;
 }
 
@@ -53,6 +61,8 @@ function readObjects(dir: string): Map<string, { name: string; text: string }> {
       const o = doc.toJS() as KubeObject | null;
       if (o === null || typeof o !== "object" || typeof o.kind !== "string") continue;
       if (typeof o.metadata?.name !== "string") continue;
+      // The Namespace heading each file is written with its namespace's objects, not applied.
+      if (o.kind === "Namespace" && o.apiVersion === "v1") continue;
       out.set(key(o), { name: objectName(o), text: toYaml([o]) });
     }
   }

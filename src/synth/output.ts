@@ -2,7 +2,7 @@
 // under `install/` (output-dir.ts writes them into a directory).
 import { McpfleetError } from "../errors.js";
 import { installFiles } from "./install.js";
-import type { Resource } from "./model.js";
+import type { KubeObject, Resource } from "./model.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "./options.js";
 import { synthesize, toYaml } from "./render.js";
 
@@ -14,11 +14,35 @@ export interface RenderedFiles {
   namespaces: number;
 }
 
-/** Every output file of a run, as text. The same resources give the same bytes. */
+/** Namespaces every cluster has: no Namespace object is rendered for them. */
+const BUILT_IN_NAMESPACES = new Set(["default", "kube-system", "kube-public", "kube-node-lease"]);
+
+/**
+ * A namespace's objects as its file holds them: its Namespace first (unless it is a built-in
+ * one), so that applying the file on an empty cluster needs nothing else.
+ */
+export function namespaceFileObjects(namespace: string, objects: KubeObject[]): KubeObject[] {
+  if (BUILT_IN_NAMESPACES.has(namespace)) return objects;
+  const ns: KubeObject = {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: namespace, labels: { "app.kubernetes.io/managed-by": "mcpfleet" } },
+  };
+  return [ns, ...objects];
+}
+
+/**
+ * Every output file of a run, as text. The same resources give the same bytes. Each namespace's
+ * file starts with its Namespace (unless `namespaces` is false or it is a built-in one), so that
+ * `kubectl apply -f DIR` works on an empty cluster.
+ */
 export function renderFiles(
   resources: Iterable<Resource>,
   options: SynthOptions = DEFAULT_SYNTH_OPTIONS,
-  { install = true }: { install?: boolean } = {},
+  {
+    install = true,
+    namespaces: withNamespaces = true,
+  }: { install?: boolean; namespaces?: boolean } = {},
 ): RenderedFiles {
   const result = synthesize(resources, options);
   // Validation refuses resources whose objects would collide; this guards the renderers too.
@@ -38,7 +62,10 @@ export function renderFiles(
   for (const [namespace, objects] of result.byNamespace) {
     if (objects.length === 0) continue;
     namespaces++;
-    files.set(`${namespace}.yaml`, toYaml(objects));
+    files.set(
+      `${namespace}.yaml`,
+      toYaml(withNamespaces ? namespaceFileObjects(namespace, objects) : objects),
+    );
   }
   if (install) {
     for (const [name, objects] of installFiles()) files.set(`install/${name}`, toYaml(objects));
