@@ -24,7 +24,8 @@ export function progressLine(
       if (shown && now - last < intervalMs) return;
       last = now;
       shown = true;
-      const width = Math.max(20, (stream.columns ?? 80) - 1);
+      // A pseudo-terminal with no size reports 0 columns: assume 80.
+      const width = Math.max(20, (stream.columns || 80) - 1);
       stream.write(`\r\u001b[2K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
     },
     done() {
