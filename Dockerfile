@@ -16,6 +16,8 @@ ENV NODE_ENV=production
 # Node's compile cache lives in the temporary directory; without a writable one it is skipped.
 ENV TMPDIR=/tmp
 COPY --from=build /out /opt/mcpfleet
+# `mcpfleet` on PATH, for CI jobs that use the image with their own entrypoint.
+RUN ln -s /opt/mcpfleet/bin/mcpfleet.js /usr/local/bin/mcpfleet
 # 65532: the non-root user distroless images use; no shell login, no home to write.
 USER 65532:65532
 WORKDIR /opt/mcpfleet
