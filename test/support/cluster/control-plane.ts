@@ -169,7 +169,8 @@ export async function startControlPlane(
         `--service-account-key-file=${pki.serviceAccountPub}`,
         `--service-account-signing-key-file=${pki.serviceAccountKey}`,
         "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-        "--service-cluster-ip-range=10.0.0.0/24",
+        // Room for the 600 Services of the controller benchmark.
+        "--service-cluster-ip-range=10.0.0.0/16",
         "--allow-privileged=true",
         "--profiling=false",
       ],
