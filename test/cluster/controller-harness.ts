@@ -60,6 +60,7 @@ export interface Harness {
   applier: ClusterApplier;
   status: ControllerStatus;
   reconciler: Reconciler;
+  source: GitSource;
   ns: string;
   /** The live object of `kind` named `name` in the test's namespace. */
   get(kind: string, name: string): Promise<LiveObject | undefined>;
@@ -115,6 +116,7 @@ export function harness(
     applier,
     status,
     reconciler,
+    source,
     ns,
     get: (kind, name) => client.get(ref(kind, name)),
     list: (kind) => client.list(apiVersionOf(kind), kind, { namespace: ns }),
@@ -128,4 +130,24 @@ export function harness(
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * Controller arguments for the `fleet` folder of `repo`'s main branch, applied with pruning to
+ * the cluster of `kubeconfig`: what the process tests share before their own options.
+ */
+export function clusterControllerArgs(repo: string, kubeconfig: string): string[] {
+  return [
+    "--repo",
+    repo,
+    "--branch",
+    "main",
+    "--path",
+    "fleet",
+    "--target",
+    "cluster",
+    "--kubeconfig",
+    kubeconfig,
+    "--prune",
+  ];
 }

@@ -19,9 +19,14 @@ import type { LiveObject } from "../../src/controller/kube-client.js";
 import { type GitServer, publishRepo, pushRepo, startGitServer } from "../support/git-server.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, startApiProxy } from "../support/cluster/proxy.js";
-import { clusterControllerArgs } from "../controller/cluster-helpers.js";
 import { commitFiles, exampleRepo, tmp } from "../controller/helpers.js";
-import { type Harness, harness, testNamespace, until } from "./controller-harness.js";
+import {
+  type Harness,
+  harness,
+  testNamespace,
+  until,
+  clusterControllerArgs,
+} from "./controller-harness.js";
 import { ROOT, installCrds, client } from "./helpers.js";
 
 let proxy: ApiProxy;
@@ -101,8 +106,12 @@ describe.skipIf(noCluster())("controller processes on the API server", () => {
     const h = harness(clusterKubeconfig()!, repo.dir, ns);
     const planned = await planIn(repo.dir, ns);
     proxy.resetRequests();
-    // Slow requests down, so the apply of a stage is still in flight when SIGTERM arrives.
-    proxy.setLatency(60);
+    // Custom resource applies take a second, so their stage is still in flight when SIGTERM
+    // arrives.
+    proxy.setLatency(
+      1_000,
+      (r) => r.verb === "apply" && r.path.startsWith("/apis/toolhive.stacklok.dev/"),
+    );
     const args = ["--listen", "127.0.0.1:0", "--interval", "1h"];
     const a = controller(url, ns, "ctl-a", args);
     const crApply = (r: { verb: string; path: string }) =>

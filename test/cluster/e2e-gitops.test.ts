@@ -9,8 +9,8 @@ import { parseControllerArgs, runController } from "../../src/cli/controller.js"
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { type GitServer, publishRepo, pushRepo, startGitServer } from "../support/git-server.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
-import { clusterControllerArgs } from "../controller/cluster-helpers.js";
 import { commitFiles, exampleRepo, gitCmd, tmp } from "../controller/helpers.js";
+import { clusterControllerArgs } from "./controller-harness.js";
 
 let git: GitServer;
 let kubeconfig: string;

@@ -62,8 +62,8 @@ export interface ApiProxy {
   /** The next `times` matching requests are accepted and never answered. */
   hangNext(match: Matcher, times?: number): void;
   clearFaults(): void;
-  /** Delays every request by `ms` before it is forwarded (0: none). */
-  setLatency(ms: number): void;
+  /** Delays every request (or those matching) by `ms` before it is forwarded (0: none). */
+  setLatency(ms: number, match?: Matcher): void;
   /** Ends every watch stream in flight, as a server restart or a load balancer does. */
   dropWatches(): number;
   /** Write requests that reached the server (everything but GET). */
@@ -158,6 +158,7 @@ export async function startApiProxy(
   const requests: ProxiedRequest[] = [];
   let faults: Fault[] = [];
   let latencyMs = 0;
+  let latencyFor: (r: ProxiedRequest) => boolean = () => true;
   const watches = new Set<ServerResponse>();
   const hung = new Set<Socket>();
   const sockets = new Set<Socket>();
@@ -169,7 +170,12 @@ export async function startApiProxy(
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    if (latencyMs > 0) {
+    const url = new URL(req.url ?? "/", "https://proxy");
+    const method = req.method ?? "GET";
+    const contentType = req.headers["content-type"];
+    const verb = verbOf(method, url.pathname, url.searchParams, contentType);
+    const probe = { method, path: url.pathname, query: url.searchParams, verb, contentType };
+    if (latencyMs > 0 && latencyFor({ ...probe, status: 0, injected: false })) {
       req.pause();
       setTimeout(() => forward(req, res), latencyMs);
     } else forward(req, res);
@@ -305,7 +311,10 @@ export async function startApiProxy(
       faults.push({ match: matcherOf(match), status: "hang", times });
     },
     clearFaults: () => void (faults = []),
-    setLatency: (ms) => void (latencyMs = ms),
+    setLatency(ms, match) {
+      latencyMs = ms;
+      latencyFor = match === undefined ? () => true : matcherOf(match);
+    },
     dropWatches() {
       const n = watches.size;
       for (const w of watches) w.socket?.destroy();

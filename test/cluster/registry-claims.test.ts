@@ -1,23 +1,21 @@
-// Entries of a kubernetes source take their claims from the authz-claims annotation; in oauth
-// mode they filter what each caller sees (claimless ones only for superAdmin).
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+// Entries of a kubernetes source (on the real API server) take their claims from the authz-claims
+// annotation; in oauth mode they filter what each caller sees (claimless ones only for superAdmin).
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { pino } from "pino";
-import { parse } from "yaml";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/registry/config/load.js";
 import { RegistryServer } from "../../src/registry/server.js";
-import { startKubeApi, type KubeApi } from "../support/kube-api/index.js";
+import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
-import { call } from "./helpers.js";
+import { call } from "../registry-auth/helpers.js";
+import { testNamespace } from "./controller-harness.js";
+import { client, installCrds } from "./helpers.js";
 
-const CRDS = ["mcpserver", "mcpremoteproxy", "virtualmcpserver"].map(
-  (f) => parse(readFileSync(join(import.meta.dirname, `../../crds/${f}.yaml`), "utf8")) as object,
-);
+const NS = noCluster() ? "unused" : testNamespace(clusterKubeconfig()!, "claims");
 
-let api: KubeApi;
 let issuer: TestIssuer;
 let server: RegistryServer;
 
@@ -27,7 +25,7 @@ function exported(name: string, claims?: string) {
     kind: "MCPServer",
     metadata: {
       name,
-      namespace: "team-a",
+      namespace: NS,
       annotations: {
         "toolhive.stacklok.dev/registry-export": "true",
         "toolhive.stacklok.dev/registry-url": `https://${name}.example/mcp`,
@@ -39,14 +37,16 @@ function exported(name: string, claims?: string) {
 }
 
 beforeAll(async () => {
-  api = await startKubeApi({ crds: CRDS });
-  const kc = api.kubeConfig();
-  await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: "team-a" } } });
+  if (noCluster()) return;
+  await installCrds(client());
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(clusterKubeconfig()!);
+  await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
   const objects = kc.makeApiClient(k8s.CustomObjectsApi);
   const group = {
     group: "toolhive.stacklok.dev",
     version: "v1alpha1",
-    namespace: "team-a",
+    namespace: NS,
     plural: "mcpservers",
   };
   for (const body of [
@@ -64,7 +64,7 @@ beforeAll(async () => {
   });
   const dir = mkdtempSync(join(tmpdir(), "kube-auth-"));
   const yaml = JSON.stringify({
-    sources: [{ name: "k8s", kubernetes: { namespaces: ["team-a"] } }],
+    sources: [{ name: "k8s", kubernetes: { namespaces: [NS] } }],
     registries: [{ name: "cluster", sources: ["k8s"] }],
     auth: {
       oauth: {
@@ -90,19 +90,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await issuer?.close();
-  await api?.stop();
 });
 
 async function names(client: string): Promise<string[]> {
   const r = await call(`${server.url}/cluster/v0.1/servers`, { token: await issuer.token(client) });
   expect(r.status).toBe(200);
   return (r.body.servers as { server: { name: string } }[]).map((s) =>
-    s.server.name.replace("com.toolhive.k8s.team-a/", ""),
+    s.server.name.replace(`com.toolhive.k8s.${NS}/`, ""),
   );
 }
 
-it("filters cluster entries by their annotation's claims", async () => {
-  expect(await names("a")).toEqual(["for-a"]);
-  expect(await names("aops")).toEqual(["for-a", "for-a-ops"]);
-  expect(await names("root")).toEqual(["for-a", "for-a-ops", "for-b", "no-claims"]);
+describe.skipIf(noCluster())("kubernetes entries and claims", () => {
+  it("filters cluster entries by their annotation's claims", async () => {
+    expect(await names("a")).toEqual(["for-a"]);
+    expect(await names("aops")).toEqual(["for-a", "for-a-ops"]);
+    expect(await names("root")).toEqual(["for-a", "for-a-ops", "for-b", "no-claims"]);
+  });
 });

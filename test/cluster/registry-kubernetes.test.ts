@@ -1,39 +1,39 @@
-// The kubernetes source against the in-repo Kubernetes API double: exported resources become
+// The registry's kubernetes source against the real API server: exported resources become
 // entries, watch events sync at once, claims come from the annotation.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
-import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kubeEntry } from "../../src/registry/sources/kubernetes.js";
-import { startKubeApi, type KubeApi } from "../support/kube-api/index.js";
+import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { pino } from "pino";
 import { parseConfig } from "../../src/registry/config/load.js";
 import { RegistryServer } from "../../src/registry/server.js";
 
-const CRDS = ["mcpserver", "mcpremoteproxy", "virtualmcpserver"].map(
-  (f) => parse(readFileSync(join(import.meta.dirname, `../../crds/${f}.yaml`), "utf8")) as object,
-);
+import { testNamespace } from "./controller-harness.js";
+import { client, installCrds } from "./helpers.js";
+
+/** A namespace of this file's own: the server is shared by every cluster test of the run. */
+const NS = noCluster() ? "unused" : testNamespace(clusterKubeconfig()!, "registry");
 
 function mcpServer(name: string, annotations: Record<string, string>) {
   return {
     apiVersion: "toolhive.stacklok.dev/v1alpha1",
     kind: "MCPServer",
-    metadata: { name, namespace: "team-a", annotations },
+    metadata: { name, namespace: NS, annotations },
     spec: { image: "ghcr.io/example/fetch:1.0.0", transport: "streamable-http", proxyPort: 8080 },
   };
 }
 
-describe("kubernetes source", () => {
-  let api: KubeApi;
+describe.skipIf(noCluster())("kubernetes source on the API server", () => {
   let dir: string;
   let server: RegistryServer;
   let objects: k8s.CustomObjectsApi;
   const group = {
     group: "toolhive.stacklok.dev",
     version: "v1alpha1",
-    namespace: "team-a",
+    namespace: NS,
     plural: "mcpservers",
   };
   const list = async () =>
@@ -51,11 +51,10 @@ describe("kubernetes source", () => {
   };
 
   beforeAll(async () => {
-    api = await startKubeApi({ crds: CRDS });
-    const kc = api.kubeConfig();
-    await kc
-      .makeApiClient(k8s.CoreV1Api)
-      .createNamespace({ body: { metadata: { name: "team-a" } } });
+    await installCrds(client());
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(clusterKubeconfig()!);
+    await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
     objects = kc.makeApiClient(k8s.CustomObjectsApi);
     await objects.createNamespacedCustomObject({
       ...group,
@@ -71,7 +70,7 @@ describe("kubernetes source", () => {
     const yaml = `
 sources:
   - name: k8s
-    kubernetes: { namespaces: [team-a] }
+    kubernetes: { namespaces: [${NS}] }
 registries:
   - name: cluster
     sources: [k8s]
@@ -87,19 +86,25 @@ auth: { mode: anonymous }
   });
   afterAll(async () => {
     await server?.close();
-    await api?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("serves exported resources with claims from the annotation", async () => {
     const servers = await list();
-    expect(servers.map((s) => s.server.name)).toEqual(["com.toolhive.k8s.team-a/fetch"]);
+    expect(servers.map((s) => s.server.name)).toEqual([`com.toolhive.k8s.${NS}/fetch`]);
     expect(servers[0]?.server).toMatchObject({
       description: "Fetches web pages",
       remotes: [{ type: "streamable-http", url: "https://fetch.team-a.example/mcp" }],
     });
-    const st = (await (await fetch(`${server.url}/v1/sources/k8s`)).json()) as { status: unknown };
-    expect(st.status).toMatchObject({ phase: "Ready", entryCount: 1 });
+    // The watches' first events start one more sync right after the first: wait it out.
+    const status = async () =>
+      (
+        (await (await fetch(`${server.url}/v1/sources/k8s`)).json()) as {
+          status: { phase: string };
+        }
+      ).status;
+    await until(async () => (await status()).phase === "Ready");
+    expect(await status()).toMatchObject({ phase: "Ready", entryCount: 1 });
   });
 
   it("follows the cluster through its watch", async () => {
@@ -114,7 +119,7 @@ auth: { mode: anonymous }
     await objects.deleteNamespacedCustomObject({ ...group, name: "fetch" });
     await until(
       async () =>
-        (await list()).map((s) => s.server.name).join() === "com.toolhive.k8s.team-a/later",
+        (await list()).map((s) => s.server.name).join() === `com.toolhive.k8s.${NS}/later`,
     );
   });
 
