@@ -14,9 +14,11 @@ nodeModule.enableCompileCache?.();
 // A reader that goes away before the output ends (`mcpfleet validate . | head`) is not an error
 // of ours: the rest of the output is dropped and the command's exit code stands. Any other
 // error of standard output still ends the process.
-process.stdout.on("error", (err: NodeJS.ErrnoException) => {
-  if (err.code !== "EPIPE") throw err;
-});
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
+}
 
 /** A command receives its own arguments and returns the process exit code. */
 export type CommandMain = (argv: string[]) => Promise<number>;

@@ -4,8 +4,11 @@
 // discovery (apiVersion + kind -> resource path), as KubernetesObjectApi does, but bodies are sent
 // and read as plain JSON: no typed (de)serialization that would drop fields it does not know,
 // and the apply-patch, merge-patch and /status requests the applier needs.
+import { existsSync } from "node:fs";
 import * as http from "node:http";
 import * as https from "node:https";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 
 export interface KubeObjectRef {
@@ -81,6 +84,15 @@ interface ResourceInfo {
   namespaced: boolean;
 }
 
+/** True when $KUBECONFIG, ~/.kube/config or the in-cluster service account is there to load. */
+function hasDefaultKubeConfig(): boolean {
+  const env = process.env.KUBECONFIG;
+  if (env !== undefined && env !== "") return true;
+  if (process.env.KUBERNETES_SERVICE_HOST !== undefined) return true;
+  const home = homedir();
+  return home !== "" && existsSync(join(home, ".kube", "config"));
+}
+
 /**
  * Loads a kubeconfig: the file given, else in-cluster or $KUBECONFIG or ~/.kube/config; with
  * `context`, that context instead of the file's current one (kubectl's --context).
@@ -88,7 +100,10 @@ interface ResourceInfo {
 export function loadKubeConfig(file?: string, context?: string): KubeConfig {
   const kc = new KubeConfig();
   if (file !== undefined) kc.loadFromFile(file);
-  else kc.loadFromDefault();
+  else if (!hasDefaultKubeConfig()) {
+    // loadFromDefault would invent a cluster at http://localhost:8080; say what is missing.
+    throw Object.assign(new Error("no kubeconfig found"), { code: "ENOENT" });
+  } else kc.loadFromDefault();
   if (context !== undefined) {
     const names = kc.getContexts().map((c) => c.name);
     if (!names.includes(context)) {
