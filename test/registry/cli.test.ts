@@ -75,7 +75,7 @@ describe("mcpfleet registry serve", () => {
         encoding: "utf8",
       });
       expect(usage.status).toBe(2);
-      expect(usage.stderr).toContain("--config is required");
+      expect(usage.stderr).toMatch(/--config (FILE )?is required/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
