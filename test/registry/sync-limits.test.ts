@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { httpGet } from "../../src/registry/sources/fetch.js";
 import type { LocationPolicy } from "../../src/registry/sources/location.js";
 import { runSync, type SyncContext } from "../../src/registry/sources/sync.js";
 import type { Store } from "../../src/registry/store/store.js";
+import { makeRepo, publishRepo, startGitServer, type GitServer } from "../support/git-server.js";
 import { pgliteFactory, startServer } from "./helpers.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -170,6 +172,57 @@ describe("fetches of sources created through the admin API", () => {
     await expect(get(`http://localhost:${port}/registry.json`, guard)).rejects.toThrow(
       /private address/,
     );
+  });
+});
+
+describe("git fetches of sources created through the admin API", () => {
+  const factory = pgliteFactory();
+  let store: Store;
+  let git: GitServer;
+  let work: string;
+  beforeAll(async () => {
+    store = await factory.open();
+    git = await startGitServer();
+    work = mkdtempSync(join(tmpdir(), "guarded-git-"));
+    makeRepo(work, {
+      "registry.json": JSON.stringify({
+        servers: Array.from({ length: 2_000 }, (_, i) => ({
+          ...item(i).server,
+          // Incompressible text, so the pack is as large as the file.
+          description: randomBytes(32).toString("hex"),
+        })),
+      }),
+    });
+    publishRepo(git, work, "catalog.git");
+  });
+  afterAll(async () => {
+    await git.stop();
+    await factory.teardown();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const sync = async (name: string, guard: LocationPolicy, limits = {}) => {
+    const cfg: SourceConfig = { name, git: { repository: `${git.url}/catalog.git` } };
+    await store.putSource(name, "git", { git: cfg.git }, "api");
+    const cacheDir = mkdtempSync(join(tmpdir(), "guarded-cache-"));
+    return runSync(store, cfg, { baseDir: tmpdir(), cacheDir, guard, limits });
+  };
+
+  it("fetches from an allowed host and address", async () => {
+    const guard = { fileRoots: [], hosts: ["127.0.0.1"], allowPrivateIP: true };
+    expect(await sync("allowed", guard)).toMatchObject({ outcome: "updated", entries: 2_000 });
+  });
+
+  it("refuses a loopback address unless allowed", async () => {
+    const guard = { fileRoots: [], hosts: ["127.0.0.1"], allowPrivateIP: false };
+    const outcome = await sync("loopback", guard);
+    expect((outcome as { message: string }).message).toMatch(/private or loopback/);
+  });
+
+  it("stops a fetch that receives more than the limit", async () => {
+    const guard = { fileRoots: [], hosts: ["127.0.0.1"], allowPrivateIP: true };
+    const outcome = await sync("huge", guard, { maxTotalBytes: 64 * 1024 });
+    expect((outcome as { message: string }).message).toMatch(/larger than 65536 bytes/);
   });
 });
 

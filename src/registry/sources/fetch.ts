@@ -9,7 +9,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import git from "isomorphic-git";
+import git, { type GitHttpRequest, type GitHttpResponse, type HttpClient } from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { McpfleetError } from "../../errors.js";
 import { parseDuration } from "../config/duration.js";
@@ -209,13 +209,78 @@ export async function fetchUrl(
 }
 
 /**
+ * The Git HTTP client of a source created through the admin API: every request to an allowed
+ * host, connected to an allowed address, never following a redirect, and no more than
+ * `maxBytes` received in all (a fetch of a huge repository fails instead of filling the disk
+ * and memory).
+ */
+function guardedGitHttp(guard: LocationPolicy, maxBytes: number): HttpClient {
+  const lookup = guardedLookup(guard.allowPrivateIP);
+  let received = 0;
+  return {
+    async request(r: GitHttpRequest): Promise<GitHttpResponse> {
+      const url = new URL(r.url);
+      const refused = urlProblem(url, guard);
+      if (refused !== undefined) throw new Error(`refused: ${refused}`);
+      const chunks: Uint8Array[] = [];
+      if (r.body !== undefined) for await (const c of r.body) chunks.push(c);
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
+        const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(
+          url,
+          {
+            method: r.method ?? "GET",
+            headers: r.headers ?? {},
+            lookup,
+            ...(r.signal !== undefined ? { signal: r.signal } : {}),
+          },
+          resolve,
+        );
+        req.once("error", reject);
+        req.end(chunks.length > 0 ? Buffer.concat(chunks) : undefined);
+      });
+      async function* body(): AsyncIterableIterator<Uint8Array> {
+        for await (const chunk of res as AsyncIterable<Buffer>) {
+          received += chunk.length;
+          if (received > maxBytes) {
+            res.destroy();
+            throw new Error(`the repository is larger than ${maxBytes} bytes`);
+          }
+          yield chunk;
+        }
+      }
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+      }
+      return {
+        url: r.url,
+        method: r.method ?? "GET",
+        headers,
+        body: body(),
+        statusCode: res.statusCode ?? 0,
+        statusMessage: res.statusMessage ?? "",
+      };
+    },
+  };
+}
+
+/**
  * Reads the registry file from a Git repository. Remote repositories are fetched shallowly
  * into a bare clone under `cacheDir`, reused between syncs; file:// repositories are read in
  * place.
  */
 export async function fetchGit(
   cfg: GitSourceConfig,
-  opts: { cacheDir: string; baseDir: string; maxBytes?: number },
+  opts: {
+    cacheDir: string;
+    baseDir: string;
+    /** Largest registry file. */
+    maxBytes?: number;
+    /** For sources created through the admin API (see guardedGitHttp). */
+    guard?: LocationPolicy;
+    /** Most bytes a guarded fetch may receive. */
+    maxTransferBytes?: number;
+  },
 ): Promise<{ data: Buffer; commit: string }> {
   const filepath = cfg.path ?? "registry.json";
   try {
@@ -251,7 +316,10 @@ export async function fetchGit(
     const ref = cfg.tag ?? cfg.branch;
     const result = await git.fetch({
       fs,
-      http,
+      http:
+        opts.guard === undefined
+          ? http
+          : guardedGitHttp(opts.guard, opts.maxTransferBytes ?? DEFAULT_SYNC_LIMITS.maxTotalBytes),
       gitdir,
       remote: "origin",
       ...(ref !== undefined ? { ref } : {}),

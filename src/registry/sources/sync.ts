@@ -78,8 +78,16 @@ async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> 
     });
   }
   if (cfg.git !== undefined) {
-    return (await fetchGit(cfg.git, { cacheDir: ctx.cacheDir, baseDir: ctx.baseDir, maxBytes }))
-      .data;
+    const guard =
+      ctx.guard !== undefined
+        ? {
+            guard: ctx.guard,
+            maxTransferBytes: ctx.limits?.maxTotalBytes ?? DEFAULT_SYNC_LIMITS.maxTotalBytes,
+          }
+        : {};
+    return (
+      await fetchGit(cfg.git, { cacheDir: ctx.cacheDir, baseDir: ctx.baseDir, maxBytes, ...guard })
+    ).data;
   }
   throw new McpfleetError("ERR_SOURCE_NOT_SYNCED", `source ${cfg.name} is not a file source`);
 }
