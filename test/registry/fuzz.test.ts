@@ -262,13 +262,21 @@ function requestOf(op: Operation): fc.Arbitrary<Request> {
       ...queryParams.map((p) =>
         fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, valueFor(p)),
       ),
+      // Sometimes a parameter twice (a list, where the routes expect one string).
+      fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, fc.constant(true)),
     )
-    .map((values) =>
-      queryParams
-        .map((p, i) => (values[i] === undefined ? "" : `${p.name}=${encodeSegment(values[i])}`))
+    .map((values) => {
+      const twice = values[values.length - 1] === true;
+      return queryParams
+        .map((p, i) => {
+          const v = values[i];
+          if (typeof v !== "string") return "";
+          const pair = `${p.name}=${encodeSegment(v)}`;
+          return twice ? `${pair}&${pair}` : pair;
+        })
         .filter((s) => s !== "")
-        .join("&"),
-    );
+        .join("&");
+    });
   const structured = op.path.includes("publish")
     ? publishBody
     : op.path.includes("sources")
