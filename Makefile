@@ -22,7 +22,7 @@ endif
 NPM := npm --no-fund --no-audit --loglevel=error
 RUN := node --enable-source-maps
 
-.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e cluster-tools synth bench serve clean
+.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e cluster-tools runtime-tools synth bench serve clean
 
 all: install build
 
@@ -76,7 +76,13 @@ check: lint typecheck fresh
 cluster-tools:
 	@tools/cluster/build.sh $(TOOLS)/cluster $(if $(filter cluster-tools,$(MAKECMDGOALS)),,--optional)
 
-test: install cluster-tools
+# The ToolHive proxy runner and vmcp, built from the Go modules pinned in tools/runtime/go.mod
+# into .tools/runtime/, once per machine and pinned version (docs/synth.md): the tests run them
+# on every rendered config. Optional as a prerequisite of `test` (REQUIRE_RUNTIME=1 fails instead).
+runtime-tools:
+	@tools/runtime/build.sh $(TOOLS)/runtime $(if $(filter runtime-tools,$(MAKECMDGOALS)),,--optional)
+
+test: install cluster-tools runtime-tools
 	npx vitest run
 
 # The controller's end-to-end tests against a real cluster (docs/e2e.md):

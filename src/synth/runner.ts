@@ -251,10 +251,9 @@ export function resolveTelemetry(
     if (shared === undefined) return undefined;
     const ot = shared.spec?.openTelemetry ?? {};
     const on = ot.enabled === true;
-    const sensitive: Record<string, string> = {};
-    for (const h of ot.sensitiveHeaders ?? []) {
-      sensitive[h.name] = extras.secretEnv(`TOOLHIVE_OTEL_HEADER_${h.name}`, h.secretKeyRef);
-    }
+    // The runner adds every TOOLHIVE_OTEL_HEADER_<NAME> variable to the exporter's headers.
+    for (const h of ot.sensitiveHeaders ?? [])
+      extras.secretEnv(`TOOLHIVE_OTEL_HEADER_${h.name}`, h.secretKeyRef);
     return {
       endpoint: on ? ot.endpoint : undefined,
       serviceName: ref.serviceName,
@@ -262,7 +261,6 @@ export function resolveTelemetry(
       metricsEnabled: on && ot.metrics?.enabled === true,
       samplingRate: ot.tracing?.samplingRate ?? "0.05",
       headers: ot.headers,
-      sensitiveHeaderEnv: Object.keys(sensitive).length > 0 ? sensitive : undefined,
       insecure: ot.insecure ?? false,
       enablePrometheusMetricsPath: shared.spec?.prometheus?.enabled === true,
       customAttributes: ot.resourceAttributes,

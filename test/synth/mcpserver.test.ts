@@ -405,9 +405,10 @@ describe("MCPServer fields", () => {
       serviceName: "svc",
       tracingEnabled: true,
       metricsEnabled: false,
-      sensitiveHeaderEnv: { Authorization: "TOOLHIVE_OTEL_HEADER_AUTHORIZATION" },
       caCertPath: "/etc/toolhive/configmaps/ca/ca.crt",
     });
+    // The runner merges every TOOLHIVE_OTEL_HEADER_<NAME> into the exporter's headers.
+    expect(JSON.stringify(rc)).not.toContain("TOOLHIVE_OTEL_HEADER");
     expect(envOf(containerOf(find(objects, "Deployment", "s"), "toolhive"))).toContainEqual({
       name: "TOOLHIVE_OTEL_HEADER_AUTHORIZATION",
       valueFrom: { secretKeyRef: { name: "otel", key: "t" } },

@@ -500,6 +500,12 @@ export function buildVmcpConfig(
 
   // Aggregation: per-workload toolConfigRefs replaced by the MCPToolConfig's filter and overrides.
   let aggregation = embedded.aggregation;
+  // vmcp requires a prefix format with the prefix strategy; the reference operator's default.
+  if (
+    aggregation?.conflictResolution === "prefix" &&
+    aggregation.conflictResolutionConfig === undefined
+  )
+    aggregation = { ...aggregation, conflictResolutionConfig: { prefixFormat: "{workload}_" } };
   if (aggregation?.tools !== undefined) {
     aggregation = {
       ...aggregation,

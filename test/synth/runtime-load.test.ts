@@ -1,0 +1,218 @@
+// The programs that read what synth renders load every file rendered from examples/ and from
+// the reference operator's test inputs: the proxy runner's run-config through the runner's own
+// decoder (runconfig-check; the runner has no check command and ignores unknown keys, so a key
+// it would drop fails here), and the vmcp config through `vmcp validate` (its strict loader and
+// validator), then `vmcp serve` on one of them until it answers /health.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadPaths } from "../../src/synth/load.js";
+import type { KubeObject } from "../../src/synth/model.js";
+import { DEFAULT_SYNTH_OPTIONS, TOOLHIVE_VERSION } from "../../src/synth/options.js";
+import { synthesize } from "../../src/synth/render.js";
+import { SHARED_DATA } from "../schema/helpers.js";
+import {
+  ROOT,
+  notDecoded,
+  pinnedToolhiveVersion,
+  programPath,
+  runtimeMissing,
+} from "./runtime-tools.js";
+
+const missing = runtimeMissing();
+if (missing !== undefined) console.warn(`runtime load tests SKIPPED: ${missing}`);
+const PEER_INPUTS = join(SHARED_DATA, "peer-tests", "synth", "inputs");
+const havePeer = existsSync(PEER_INPUTS);
+if (!havePeer)
+  console.warn(`runtime load of the reference inputs SKIPPED: ${PEER_INPUTS} is absent`);
+
+const dir = mkdtempSync(join(tmpdir(), "mcpfleet-runtime-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Rendered {
+  source: string;
+  objects: KubeObject[];
+}
+
+/** Every input set synth renders in the tests: examples/ as one set, each peer input alone. */
+async function renderedSets(): Promise<Rendered[]> {
+  const sets: Rendered[] = [];
+  const examples = await loadPaths([join(ROOT, "examples")]);
+  expect(examples.valid).toBe(true);
+  sets.push({
+    source: "examples",
+    objects: synthesize(examples.resources, DEFAULT_SYNTH_OPTIONS).objects,
+  });
+  if (havePeer) {
+    for (const f of readdirSync(PEER_INPUTS)
+      .filter((x) => x.endsWith(".yaml"))
+      .sort()) {
+      const loaded = await loadPaths([join(PEER_INPUTS, f)]);
+      if (!loaded.valid) continue; // docs/compat.md: inputs validate refuses render nothing
+      sets.push({
+        source: f,
+        objects: synthesize(loaded.resources, DEFAULT_SYNTH_OPTIONS).objects,
+      });
+    }
+  }
+  return sets;
+}
+
+function configFiles(sets: Rendered[], key: string): { name: string; text: string }[] {
+  return sets.flatMap((s) =>
+    s.objects
+      .filter((o) => o.kind === "ConfigMap")
+      .flatMap((o) => {
+        const text = (o as { data?: Record<string, string> }).data?.[key];
+        return text === undefined
+          ? []
+          : [{ name: `${s.source} ${o.metadata.namespace ?? ""}/${o.metadata.name}`, text }];
+      }),
+  );
+}
+
+function vmcpDeploymentEnv(sets: Rendered[]): Record<string, string> {
+  // Values for the variables the rendered vmcp containers read from Secrets.
+  const env: Record<string, string> = {};
+  for (const s of sets)
+    for (const o of s.objects.filter((x) => x.kind === "Deployment")) {
+      const containers = (
+        o as unknown as {
+          spec: {
+            template: { spec: { containers: { name: string; env?: { name: string }[] }[] } };
+          };
+        }
+      ).spec.template.spec.containers;
+      for (const c of containers.filter((x) => x.name === "vmcp"))
+        for (const e of c.env ?? []) env[e.name] = "test-value";
+    }
+  return env;
+}
+
+function secretEnvOnly(env: Record<string, string>): Record<string, string> {
+  const { VMCP_NAME: _n, VMCP_NAMESPACE: _ns, POD_NAMESPACE: _p, ...rest } = env;
+  void [_n, _ns, _p];
+  return rest;
+}
+
+describe.skipIf(missing !== undefined)("the runtime programs load what synth renders", () => {
+  it("the default images carry the version the programs are built at", () => {
+    expect(pinnedToolhiveVersion()).toBe(TOOLHIVE_VERSION);
+    expect(DEFAULT_SYNTH_OPTIONS.runnerImage).toMatch(new RegExp(`:${TOOLHIVE_VERSION}$`));
+    expect(DEFAULT_SYNTH_OPTIONS.vmcpImage).toMatch(new RegExp(`:${TOOLHIVE_VERSION}$`));
+  });
+
+  it("the proxy runner decodes every rendered run-config, every key as written", async () => {
+    const files = configFiles(await renderedSets(), "runconfig.json");
+    expect(files.length).toBeGreaterThan(10);
+    const failures: string[] = [];
+    for (const [i, f] of files.entries()) {
+      const path = join(dir, `runconfig-${i}.json`);
+      writeFileSync(path, f.text);
+      const run = spawnSync(programPath("runconfig-check"), [path], { encoding: "utf8" });
+      if (run.status !== 0) {
+        failures.push(`${f.name}: ${run.stderr.trim()}`);
+        continue;
+      }
+      const lost = notDecoded(JSON.parse(f.text), JSON.parse(run.stdout));
+      if (lost.length > 0) failures.push(`${f.name}: ${lost.join(", ")}`);
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it("a run-config with a key the runner does not read is refused (the check can fail)", () => {
+    const path = join(dir, "unknown.json");
+    writeFileSync(
+      path,
+      JSON.stringify({ name: "x", image: "y", transport: "stdio", session_storage: {} }),
+    );
+    const run = spawnSync(programPath("runconfig-check"), [path], { encoding: "utf8" });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/session_storage/);
+  });
+
+  it("vmcp validate accepts every rendered vmcp config", async () => {
+    const sets = await renderedSets();
+    const files = configFiles(sets, "config.yaml").filter((f) => / .*-vmcp-config$/.test(f.name));
+    expect(files.length).toBeGreaterThan(3);
+    const env = { ...process.env, ...vmcpDeploymentEnv(sets) };
+    const failures: string[] = [];
+    for (const [i, f] of files.entries()) {
+      const path = join(dir, `vmcp-${i}.yaml`);
+      writeFileSync(path, f.text);
+      const run = spawnSync(programPath("vmcp"), ["validate", "--config", path], {
+        encoding: "utf8",
+        env,
+      });
+      if (run.status !== 0) failures.push(`${f.name}: ${(run.stderr + run.stdout).trim()}`);
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it("vmcp validate refuses a config with a key it does not read (the check can fail)", () => {
+    const path = join(dir, "vmcp-unknown.yaml");
+    writeFileSync(path, "name: x\ngroupRef: g\nincomingAuth: {type: anonymous}\nnotAKey: 1\n");
+    const run = spawnSync(programPath("vmcp"), ["validate", "--config", path], {
+      encoding: "utf8",
+    });
+    expect(run.status).not.toBe(0);
+  });
+
+  it("vmcp serve starts with a rendered config and answers /health", async () => {
+    const sets = await renderedSets();
+    const file = configFiles(sets, "config.yaml").find((f) =>
+      f.name.endsWith("/engineering-tools-vmcp-config"),
+    );
+    expect(file).toBeDefined();
+    const path = join(dir, "serve.yaml");
+    writeFileSync(path, file!.text);
+    const port = await freePort();
+    const child = spawn(
+      programPath("vmcp"),
+      ["serve", `--config=${path}`, "--host=127.0.0.1", `--port=${port}`],
+      // Without VMCP_NAME and VMCP_NAMESPACE, which make it report status to the API server
+      // (test/cluster/runtime-vmcp.test.ts), vmcp serves on its own.
+      {
+        env: { ...process.env, ...secretEnvOnly(vmcpDeploymentEnv(sets)) },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let log = "";
+    child.stdout.on("data", (d: Buffer) => (log += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (log += d.toString()));
+    try {
+      const status = await pollHealth(port, () => child.exitCode !== null);
+      expect(status, log).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 90_000);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() =>
+        typeof a === "object" && a !== null ? resolve(a.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+async function pollHealth(port: number, exited: () => boolean): Promise<number | undefined> {
+  for (let i = 0; i < 600; i++) {
+    if (exited()) return undefined;
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      return res.status;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return undefined;
+}
