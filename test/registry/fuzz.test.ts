@@ -3,7 +3,7 @@
 // odd content types). Every answer must be a 4xx or 2xx/3xx the document lists, with a body
 // its schema accepts; never a 5xx, never a dropped connection. Runs on both stores.
 // REGISTRY_FUZZ_RUNS and REGISTRY_FUZZ_SEED override the request count and the seed.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
@@ -98,6 +98,8 @@ const known = fc.constantFrom(
   "10",
   "100",
   "2020-01-01T00:00:00Z",
+  "fz1",
+  "fz2",
 );
 
 const text = fc.oneof(
@@ -198,7 +200,7 @@ const publishBody = fc.oneof(
   ),
 );
 
-const sourceBody = fc.record(
+const hostileSource = fc.record(
   {
     name: fc.oneof(known, text),
     format: fc.oneof(fc.constantFrom("toolhive", "upstream"), text),
@@ -221,7 +223,7 @@ const sourceBody = fc.record(
   { requiredKeys: [] },
 );
 
-const registryBody = fc.record(
+const hostileRegistry = fc.record(
   {
     name: fc.oneof(known, text),
     sources: fc.oneof(
@@ -232,6 +234,35 @@ const registryBody = fc.record(
     claims: fc.oneof(fc.dictionary(text, text, { maxKeys: 3 }), jsonish),
   },
   { requiredKeys: [] },
+);
+
+const claims = fc.dictionary(fc.constantFrom("team", "org"), fc.constantFrom("a", "b"), {
+  maxKeys: 2,
+});
+
+/** Source bodies the server may accept: a file under adminSources.fileRoots, or near it. */
+const sourceBody = fc.oneof(
+  hostileSource,
+  fc.record(
+    {
+      format: fc.constant("upstream"),
+      file: fc.record({ path: fc.constantFrom("data.json", "missing.json", "../data.json") }),
+      claims,
+    },
+    { requiredKeys: ["file"] },
+  ),
+);
+
+/** Registry bodies over existing sources, so PUT and DELETE succeed too. */
+const registryBody = fc.oneof(
+  hostileRegistry,
+  fc.record(
+    {
+      sources: fc.subarray(["fz1", "catalog", "fz2", "team"], { minLength: 1 }),
+      claims,
+    },
+    { requiredKeys: ["sources"] },
+  ),
 );
 
 interface Request {
@@ -417,6 +448,7 @@ registries:
     sources: [catalog, team]
   - name: all
     sources: [team, catalog]
+adminSources: { fileRoots: ["."] }
 auth: { mode: anonymous }
 ${database}
 `;
@@ -454,6 +486,7 @@ describe.each(stores)("fuzzing every documented route ($name store)", (store) =>
   let server: RegistryServer;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "fuzz-"));
+    copyFileSync(join(DATA, "upstream.json"), join(dir, "data.json"));
     server = await startServer(config(await store.database(dir)), dir);
     for (let i = 0; i < 200 && (await fetch(`${server.url}/readiness`)).status !== 200; i++) {
       await new Promise((r) => setTimeout(r, 50));

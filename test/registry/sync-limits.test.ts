@@ -251,6 +251,7 @@ sources:
 registries:
   - name: default
     sources: [hung, team]
+adminSources: { hosts: [127.0.0.1], allowPrivateIP: true }
 auth: { mode: anonymous }
 `,
       dir,
@@ -269,6 +270,16 @@ auth: { mode: anonymous }
         status: { phase: string };
       };
       expect(view.status.phase).toBe("Syncing");
+      // A source created later, just as slow, does not close the gate again.
+      const created = await fetch(`${server.url}/v1/sources/later`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          url: { url: `http://127.0.0.1:${address.port}/later.json`, timeout: "10m" },
+        }),
+      });
+      expect(created.status).toBe(201);
+      expect((await fetch(`${server.url}/readiness`)).status).toBe(200);
     } finally {
       await server.close();
     }

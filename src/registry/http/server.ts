@@ -266,6 +266,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
   );
   const startedAt = Date.now();
   const firstSyncDeadline = opts.firstSyncDeadlineMs ?? 120_000;
+  let firstSyncsDone = false;
   app.get(
     "/readiness",
     {
@@ -273,7 +274,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
         ...pub,
         summary: "Readiness probe",
         description:
-          "200 when the store answers and every synced source has completed its first sync attempt (or the first-sync deadline has passed); else 503 with Retry-After. The reason is in the server's log, not in the answer.",
+          "200 when the store answers and the synced sources have completed their first sync attempt after start-up (or the first-sync deadline has passed; sources created later do not close the gate again); else 503 with Retry-After. The reason is in the server's log, not in the answer.",
         response: {
           200: { type: "object", properties: { status: { type: "string", const: "ready" } } },
           503: { type: "object", properties: { status: { type: "string", const: "not ready" } } },
@@ -294,8 +295,13 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
       } catch (err) {
         return notReady("store unreachable", err);
       }
-      if (!opts.scheduler.allAttempted() && Date.now() - startedAt < firstSyncDeadline) {
-        return notReady(`first sync pending: ${opts.scheduler.pending().join(", ")}`);
+      // The gate is for start-up only: once open it stays open, so a source created later
+      // through the admin API does not take a serving replica out of rotation.
+      if (!firstSyncsDone) {
+        if (!opts.scheduler.allAttempted() && Date.now() - startedAt < firstSyncDeadline) {
+          return notReady(`first sync pending: ${opts.scheduler.pending().join(", ")}`);
+        }
+        firstSyncsDone = true;
       }
       return { status: "ready" };
     },
