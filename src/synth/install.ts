@@ -1,5 +1,6 @@
 // The install bundle (`dist/install/`): our CRDs and the controller's Namespace, ServiceAccount,
 // least-privilege RBAC and Deployment, so that `kubectl apply -f dist/install/` installs mcpfleet.
+import { restrictedContainer, restrictedPod } from "./security.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -225,12 +226,7 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
           metadata: { labels },
           spec: {
             serviceAccountName: CONTROLLER_NAME,
-            securityContext: {
-              runAsNonRoot: true,
-              runAsUser: 65532,
-              runAsGroup: 65532,
-              fsGroup: 65532,
-            },
+            securityContext: restrictedPod({ runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 }),
             containers: [
               {
                 name: "controller",
@@ -271,11 +267,7 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
                   requests: { cpu: "100m", memory: "256Mi" },
                   limits: { memory: "1Gi" },
                 },
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  capabilities: { drop: ["ALL"] },
-                },
+                securityContext: restrictedContainer(),
                 volumeMounts: [
                   { name: "work", mountPath: CACHE_DIR },
                   { name: "tmp", mountPath: "/tmp" },
