@@ -10,13 +10,16 @@ import { type ControlPlane, startControlPlane } from "./control-plane.js";
 
 let plane: ControlPlane | undefined;
 
+const SUBCOMMANDS = new Set(["run", "watch", "dev", "related", "bench", "list"]);
+
 /** True when the files this run selected include a cluster test. */
 async function runIncludesClusterTests(project: TestProject): Promise<boolean> {
   const all = (await project.globTestFiles()).testFiles.map((f) => relative(REPO_ROOT, f));
-  // vitest's filters are the command line's words that name part of a test file's path.
-  const filters = process.argv
-    .slice(2)
-    .filter((a) => !a.startsWith("-") && all.some((f) => f.includes(a)));
+  // vitest's filters are the command line's words, after its subcommand, that name part of a
+  // test file's path (option values do not).
+  const words = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+  if (SUBCOMMANDS.has(words[0] ?? "")) words.shift();
+  const filters = words.filter((a) => all.some((f) => f.includes(a)));
   const selected =
     filters.length === 0 ? all : all.filter((f) => filters.some((a) => f.includes(a)));
   return selected.some((f) => f.startsWith("test/cluster/"));
@@ -29,7 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     provide({ kubeconfig: external, kind: "external" });
     return async () => {};
   }
-  if (!(await runIncludesClusterTests(project))) {
+  // CI always starts it, so that a filter this misreads can never skip cluster tests there.
+  if (process.env.REQUIRE_CLUSTER !== "1" && !(await runIncludesClusterTests(project))) {
     provide({ kind: "none", reason: "no cluster test selected" });
     return async () => {};
   }
