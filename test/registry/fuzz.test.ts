@@ -100,6 +100,7 @@ const known = fc.constantFrom(
   "2020-01-01T00:00:00Z",
   "fz1",
   "fz2",
+  "io.fuzz/x",
 );
 
 const text = fc.oneof(
@@ -190,8 +191,14 @@ const publishBody = fc.oneof(
   hostilePublish,
   fc.record(
     {
-      name: fc.nat(500).map((n) => `io.fuzz/n${n}`),
-      version: fc.tuple(fc.nat(9), fc.nat(99), fc.nat(999)).map((v) => v.join(".")),
+      name: fc.oneof(
+        fc.nat(500).map((n) => `io.fuzz/n${n}`),
+        fc.constant("io.fuzz/x"),
+      ),
+      version: fc.oneof(
+        fc.tuple(fc.nat(9), fc.nat(99), fc.nat(999)).map((v) => v.join(".")),
+        fc.constantFrom("1.0.0", "2.0.0"),
+      ),
       url: fc.constant("https://svc.example/mcp"),
       description: fc.string({ maxLength: 100 }),
       _meta: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })),
@@ -280,7 +287,14 @@ function requestOf(op: Operation): fc.Arbitrary<Request> {
       ? fc.oneof(fc.constantFrom(...p.schema.enum), text)
       : p.name === "registry"
         ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom("default", "all") }, text)
-        : text;
+        : p.name === "version"
+          ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom("1.0.0", "latest") }, text)
+          : p.name === "name" && op.path.includes("/servers/")
+            ? fc.oneof(
+                { weight: 3, arbitrary: fc.constantFrom("io.fuzz/x", "io.test/alpha") },
+                text,
+              )
+            : text;
   const path = fc.tuple(...pathParams.map(valueFor)).map((values) => {
     let out = op.path;
     pathParams.forEach((p, i) => {
@@ -374,7 +388,7 @@ async function fuzz(
     }
     return v;
   };
-  const ops = operations(doc).filter((o) => o.path !== "/metrics");
+  const ops = operations(doc);
   const requests = fc.sample(fc.oneof(...ops.map(requestOf)), { numRuns: runs, seed });
   const zero = (): Counts => ({ tried: 0, ok: 0, "4xx": 0, "5xx": 0, crashes: 0, undocumented: 0 });
   const counts = zero();
@@ -420,8 +434,19 @@ async function fuzz(
     }
     const schema = Object.values(documented.content ?? {})[0]?.schema;
     if (schema === undefined || text === "" || res.status === 304) return;
+    // JSON answers are checked parsed; /metrics is text, checked as a string.
+    let body: unknown = text;
+    if (/json/.test(res.headers.get("content-type") ?? "")) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        bump("undocumented");
+        failures.push(`${r.op.method} ${r.url.slice(0, 300)}: ${res.status} is not JSON`);
+        return;
+      }
+    }
     const validate = validatorOf(schema);
-    if (!validate(JSON.parse(text))) {
+    if (!validate(body)) {
       bump("undocumented");
       failures.push(
         `${r.op.method} ${r.url.slice(0, 300)}: ${res.status} body breaks the document: ${ajv.errorsText(validate.errors)}`,
