@@ -10,6 +10,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
+import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
 import { startServer } from "./helpers.js";
 
@@ -366,6 +367,8 @@ async function fuzz(
   base: string,
   runs: number,
   seed: number,
+  /** Authorization header values to pick from (oauth mode); none in anonymous mode. */
+  credentials: readonly (string | undefined)[] = [undefined],
 ): Promise<{ counts: Counts; failures: string[]; byRoute: Record<string, Counts> }> {
   const doc = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApi;
   const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
@@ -389,12 +392,15 @@ async function fuzz(
     return v;
   };
   const ops = operations(doc);
-  const requests = fc.sample(fc.oneof(...ops.map(requestOf)), { numRuns: runs, seed });
+  const requests = fc.sample(
+    fc.tuple(fc.oneof(...ops.map(requestOf)), fc.constantFrom(...credentials)),
+    { numRuns: runs, seed },
+  );
   const zero = (): Counts => ({ tried: 0, ok: 0, "4xx": 0, "5xx": 0, crashes: 0, undocumented: 0 });
   const counts = zero();
   const byRoute: Record<string, Counts> = {};
   const failures: string[] = [];
-  const one = async (r: Request): Promise<void> => {
+  const one = async ([r, credential]: [Request, string | undefined]): Promise<void> => {
     const key = `${r.op.method} ${r.op.path}`;
     const route = (byRoute[key] ??= zero());
     const bump = (k: keyof Counts) => {
@@ -404,11 +410,13 @@ async function fuzz(
     bump("tried");
     let res: Response;
     try {
+      const headers: Record<string, string> = {};
+      if (credential !== undefined) headers.authorization = credential;
+      if (r.body !== undefined) headers["content-type"] = r.contentType ?? "application/json";
       res = await fetch(`${base}${r.url}`, {
         method: r.op.method,
-        ...(r.body !== undefined
-          ? { body: r.body, headers: { "content-type": r.contentType ?? "application/json" } }
-          : {}),
+        headers,
+        ...(r.body !== undefined ? { body: r.body } : {}),
       });
     } catch (err) {
       bump("crashes");
@@ -537,6 +545,74 @@ describe.each(stores)("fuzzing every documented route ($name store)", (store) =>
     expect(failures.slice(0, 20), `seed ${SEED}`).toEqual([]);
     expect(counts.tried).toBe(store.runs);
     // The generator reaches past the checks: some requests succeed.
+    expect(counts.ok).toBeGreaterThan(0);
+  }, 600_000);
+});
+
+describe("fuzzing every documented route (oauth mode, scoped callers)", () => {
+  let dir: string;
+  let server: RegistryServer;
+  let issuer: TestIssuer;
+  const credentials: (string | undefined)[] = [undefined, "Bearer not-a-token"];
+  beforeAll(async () => {
+    const clients = {
+      root: { groups: ["root"] },
+      opsA: { team: "a", groups: ["ops"] },
+      pubB: { team: "b", groups: ["publishers"] },
+      reader: { team: "a" },
+    };
+    issuer = await startIssuer(clients);
+    for (const c of Object.keys(clients)) credentials.push(`Bearer ${await issuer.token(c)}`);
+    dir = mkdtempSync(join(tmpdir(), "fuzz-oauth-"));
+    copyFileSync(join(DATA, "upstream.json"), join(dir, "data.json"));
+    server = await startServer(
+      `
+sources:
+  - name: catalog
+    format: upstream
+    file: { path: ${join(DATA, "upstream.json")} }
+    claims: { team: a }
+  - name: team
+    managed: {}
+    claims: { team: b }
+registries:
+  - name: default
+    sources: [team, catalog]
+  - name: all
+    sources: [catalog]
+    claims: { team: a }
+adminSources: { fileRoots: ["."] }
+auth:
+  mode: oauth
+  oauth:
+    resourceUrl: https://registry.test
+    providers:
+      - { name: local, issuerUrl: "${issuer.issuer}", audience: ${AUDIENCE}, allowPrivateIP: true }
+  authz:
+    roles:
+      superAdmin: [{ groups: root }]
+      manageSources: [{ groups: ops }]
+      manageRegistries: [{ groups: ops }]
+      manageEntries: [{ groups: publishers }]
+`,
+      dir,
+    );
+    for (let i = 0; i < 200 && (await fetch(`${server.url}/readiness`)).status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    await issuer?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers every generated request without a 5xx and as the OpenAPI document says", async () => {
+    const runs = Math.ceil(RUNS / 5);
+    const { counts, failures } = await fuzz(server.url, runs, SEED, credentials);
+    console.log(`fuzz (oauth, seed ${SEED}): ${JSON.stringify(counts)}`);
+    expect(failures.slice(0, 20), `seed ${SEED}`).toEqual([]);
+    expect(counts.tried).toBe(runs);
     expect(counts.ok).toBeGreaterThan(0);
   }, 600_000);
 });

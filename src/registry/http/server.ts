@@ -339,8 +339,10 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
       schema: {
         ...pub,
         summary: "Prometheus metrics",
+        description:
+          "In oauth mode a token is needed unless auth.publicPaths lists /metrics (401 without).",
         produces: ["text/plain"],
-        response: { 200: { type: "string" } },
+        response: { 200: { type: "string" }, 401: { $ref: "Problem#" } },
       },
     },
     async (_req, reply) => {
