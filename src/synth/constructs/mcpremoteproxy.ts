@@ -70,6 +70,10 @@ export function remoteProxyRunConfig(
   const config: Record<string, unknown> = {
     schema_version: RUNCONFIG_SCHEMA_VERSION,
     name,
+    // The runner names the workload it creates after these; the reference's builder fills them
+    // in, and a run-config without them makes the runner create a StatefulSet with no name.
+    container_name: name,
+    base_name: name,
     remote_url: remoteUrlOf(spec),
     transport: spec.transport ?? "streamable-http",
     host: "0.0.0.0",

@@ -203,6 +203,10 @@ export function mcpServerRunConfig(
   const config: Record<string, unknown> = {
     schema_version: RUNCONFIG_SCHEMA_VERSION,
     name,
+    // The runner names the workload it creates after these; the reference's builder fills them
+    // in, and a run-config without them makes the runner create a StatefulSet with no name.
+    container_name: name,
+    base_name: name,
     image: spec.image,
     transport,
     proxy_mode: clientProtocol(spec),
