@@ -4,7 +4,8 @@ import { parseAllDocuments } from "yaml";
 import { expect } from "vitest";
 import { type SchemaIssue, defaultSchemaSet } from "../../src/schema/index.js";
 
-export const SHARED_DATA = join(import.meta.dirname, "../../../shared/data");
+export { SHARED_DATA } from "../support/shared-data.js";
+import { SHARED_DATA } from "../support/shared-data.js";
 export const REFERENCE_RESOURCES = join(SHARED_DATA, "reference-resources");
 export const REFERENCE_REGISTRY_CONFIGS = join(SHARED_DATA, "reference-registry-configs");
 
