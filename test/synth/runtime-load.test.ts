@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/registry/config/load.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS, TOOLHIVE_VERSION } from "../../src/synth/options.js";
@@ -173,8 +174,8 @@ describe.skipIf(missing !== undefined)("the runtime programs load what synth ren
     const child = spawn(
       programPath("vmcp"),
       ["serve", `--config=${path}`, "--host=127.0.0.1", `--port=${port}`],
-      // Without VMCP_NAME and VMCP_NAMESPACE, which make it report status to the API server
-      // (test/cluster/runtime-vmcp.test.ts), vmcp serves on its own.
+      // Without VMCP_NAME and VMCP_NAMESPACE, which make it report its status through the
+      // in-cluster API server (its pod's account), vmcp serves on its own.
       {
         env: { ...process.env, ...secretEnvOnly(vmcpDeploymentEnv(sets)) },
         stdio: ["ignore", "pipe", "pipe"],
@@ -190,6 +191,19 @@ describe.skipIf(missing !== undefined)("the runtime programs load what synth ren
       child.kill("SIGTERM");
     }
   }, 90_000);
+});
+
+// The reference registry server (github.com/stacklok/toolhive-registry-server) is not served by
+// the Go module proxy, so it cannot be built here: its rendered configs are checked against its
+// documented format, which our registry server's loader implements (schemas/config).
+describe("the registry server's configuration", () => {
+  it("every rendered registry config.yaml loads without an error or a warning", async () => {
+    const files = configFiles(await renderedSets(), "config.yaml").filter((f) =>
+      f.name.endsWith("-registry-server-config"),
+    );
+    expect(files.length).toBeGreaterThan(1);
+    for (const f of files) expect(parseConfig(f.text, f.name).warnings, f.name).toEqual([]);
+  });
 });
 
 function freePort(): Promise<number> {
