@@ -3,18 +3,19 @@
 // not hold allowed, documents that do not validate left out (docs/compat.md lists why).
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { loadTexts, resourcesOfText } from "../../src/synth/load.js";
 import { ResourceSet } from "../../src/synth/model.js";
 import { computeStatuses } from "../../src/synth/status.js";
 import { REFERENCE_RESOURCES } from "../schema/helpers.js";
+import { describeWithSharedData } from "../support/shared-data.js";
 import { render } from "./helpers.js";
 
-const files = readdirSync(REFERENCE_RESOURCES)
-  .filter((f) => f.endsWith(".yaml"))
-  .sort();
+describeWithSharedData("reference operator resources", REFERENCE_RESOURCES, () => {
+  const files = readdirSync(REFERENCE_RESOURCES)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort();
 
-describe("reference operator resources", () => {
   it("are there", () => {
     expect(files.length).toBeGreaterThan(40);
   });

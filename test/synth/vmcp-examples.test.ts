@@ -9,6 +9,7 @@ import {
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { resourcesOfText } from "../../src/synth/load.js";
 import { REFERENCE_RESOURCES } from "../schema/helpers.js";
+import { hasSharedData } from "../support/shared-data.js";
 import { type Resource, ResourceSet } from "../../src/synth/model.js";
 import { synthesize } from "../../src/synth/render.js";
 import { configOf, FIXTURE, loadFixture, NAMESPACE } from "./vmcp-fixture.js";
@@ -34,7 +35,9 @@ const KNOWN = [
 
 describe.each([
   ["examples/resources", join(import.meta.dirname, "../../examples/resources")],
-  ["reference resources", REFERENCE_RESOURCES],
+  ...(hasSharedData(REFERENCE_RESOURCES, "VirtualMCPServers of the reference resources")
+    ? [["reference resources", REFERENCE_RESOURCES] as [string, string]]
+    : []),
 ])("every VirtualMCPServer of %s", (_label, dir) => {
   const all = resourcesIn(dir);
   // Reference files repeat names across files in one namespace; keep the first of each.
