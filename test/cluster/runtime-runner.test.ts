@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { KubeClient } from "../../src/controller/kube-client.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
@@ -26,6 +26,10 @@ type Container = { name: string; args: string[]; env?: Env[] };
 type Obj = Record<string, unknown>;
 
 const children: ChildProcess[] = [];
+let cleanupNamespace: (() => Promise<unknown>) | undefined;
+afterAll(async () => {
+  await cleanupNamespace?.();
+});
 afterEach(() => {
   for (const c of children.splice(0)) c.kill("SIGKILL");
 });
@@ -76,8 +80,28 @@ function startRunner(objects: KubeObject[], name: string, ns: string): () => str
 describe.skipIf(noCluster() || missing !== undefined)("the proxy runner on the API server", () => {
   let c: KubeClient;
   let objects: KubeObject[];
+  const restricted = `restricted-runner-${Date.now().toString(36)}`;
   beforeAll(async () => {
     c = client();
+    await c.create({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name: restricted,
+        labels: { "pod-security.kubernetes.io/enforce": "restricted" },
+      },
+    });
+    cleanupNamespace = () =>
+      c
+        .delete({ apiVersion: "v1", kind: "Namespace", metadata: { name: restricted } })
+        .catch(() => false);
+    await until("the default ServiceAccount", () =>
+      c.get({
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: "default", namespace: restricted },
+      }),
+    );
     const loaded = await loadPaths([join(ROOT, "examples", "resources")]);
     expect(loaded.valid).toBe(true);
     objects = synthesize(loaded.resources, DEFAULT_SYNTH_OPTIONS).objects;
@@ -108,6 +132,32 @@ describe.skipIf(noCluster() || missing !== undefined)("the proxy runner on the A
       );
       expect(mcp, log()).toBeDefined();
       for (const e of patch.spec.containers[0]?.env ?? []) expect(mcp!.env).toContainEqual(e);
+      // The MCP server's pod is the runner's to secure: it passes the restricted standard.
+      const template = (set.spec as { template: { metadata?: Obj; spec: Obj } }).template;
+      const refused = await c
+        .request("POST", await c.path("v1", "Pod", restricted), {
+          query: { dryRun: "All" },
+          body: {
+            apiVersion: "v1",
+            kind: "Pod",
+            metadata: {
+              name: `pod-${name}`,
+              namespace: restricted,
+              labels: template.metadata?.labels,
+            },
+            spec: {
+              ...template.spec,
+              serviceAccountName: undefined,
+              serviceAccount: undefined,
+              automountServiceAccountToken: false,
+            },
+          },
+        })
+        .then(
+          () => undefined,
+          (err: Error) => err.message,
+        );
+      expect(refused).toBeUndefined();
     },
     90_000,
   );
