@@ -146,7 +146,14 @@ export async function main(argv: string[]): Promise<number> {
   const inputs = chosen.paths;
   if (chosen.notice !== undefined) process.stderr.write(`${chosen.notice}\n`);
   // Refuse a destructive output directory before reading anything.
-  const guard = { flag: "--output-dir", inputs, force: values.force, generator: "mcpfleet synth" };
+  const guard = {
+    flag: "--output-dir",
+    inputs,
+    force: values.force,
+    generator: "mcpfleet synth",
+    // Output of a synth from before the manifest: namespace files and install/ only.
+    legacy: { signature: "install/00-crds.yaml", subdirs: ["install"] },
+  };
   if ("dir" in to) checkOutputDir(to.dir, guard);
   const options: SynthOptions = {
     runnerImage: values["runner-image"],

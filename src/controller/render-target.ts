@@ -9,7 +9,6 @@ import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../synth/model.js";
 import { namespaceFileObjects } from "../synth/output.js";
 import {
-  OUTPUT_MANIFEST,
   type OutputGuard,
   checkOutputDir,
   readOutputManifest,
@@ -79,8 +78,13 @@ export class DirTarget implements Applier {
   constructor(outDir: string, { inputs = [] }: { inputs?: readonly string[] } = {}) {
     this.outDir = resolve(outDir);
     this.target = `dir:${outDir}`;
-    this.guard = { flag: "--target dir:", inputs, generator: "mcpfleet controller" };
-    adoptLegacyOutput(this.outDir);
+    this.guard = {
+      flag: "--target dir:",
+      inputs,
+      generator: "mcpfleet controller",
+      // Output of a controller from before the manifest: revision.txt and manifests only.
+      legacy: { signature: REVISION_FILE, extraFiles: [REVISION_FILE] },
+    };
     checkOutputDir(this.outDir, this.guard);
   }
 
@@ -139,29 +143,6 @@ export class DirTarget implements Applier {
     }
     return true;
   }
-}
-
-/**
- * Output of a controller from before the manifest file: `revision.txt` and `*.yaml` files only.
- * It is ours, so it is listed in a manifest and managed from then on, rather than refused.
- */
-function adoptLegacyOutput(dir: string): void {
-  if (readOutputManifest(dir) !== undefined) return;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  if (!entries.some((e) => e.name === REVISION_FILE && e.isFile())) return;
-  if (!entries.every((e) => e.isFile() && (e.name === REVISION_FILE || e.name.endsWith(".yaml")))) {
-    return;
-  }
-  const files = entries.map((e) => e.name).sort();
-  fs.writeFileSync(
-    join(dir, OUTPUT_MANIFEST),
-    `${JSON.stringify({ generator: "mcpfleet controller", files }, null, 2)}\n`,
-  );
 }
 
 export type RenderTargetOutcome =

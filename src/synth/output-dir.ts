@@ -39,6 +39,15 @@ export interface OutputGuard {
   force?: boolean;
   /** Recorded in the manifest: which command wrote the directory. */
   generator: string;
+  /** The layout this command wrote before output directories had a manifest (adopted). */
+  legacy?: LegacyLayout;
+}
+
+/** See legacyLayout. */
+export interface LegacyLayout {
+  signature: string;
+  extraFiles?: readonly string[];
+  subdirs?: readonly string[];
 }
 
 export interface WriteOutcome {
@@ -132,6 +141,7 @@ export function checkOutputDir(
       `${flag} ${dir}: is ${stats === undefined ? "a broken link" : describe(stats)}; name a directory`,
     );
   }
+  if (guard.legacy !== undefined) adoptLegacyOutput(given, guard.generator, guard.legacy);
   const previous = readOutputManifest(given);
   if (previous !== undefined) return { target: given, previous };
   if (readdirSync(given).length > 0 && guard.force !== true) {
@@ -243,6 +253,48 @@ export function writeOutputDir(
     });
   }
   return outcome;
+}
+
+/**
+ * The files of `dir` when it holds exactly the layout an earlier mcpfleet wrote before output
+ * directories had a manifest: `signature` names a file that layout always has, and every file
+ * must be `*.yaml` or one of `extraFiles`, in `dir` or in one of `subdirs`. Undefined otherwise.
+ */
+function legacyLayout(dir: string, layout: LegacyLayout): string[] | undefined {
+  const files: string[] = [];
+  const walk = (rel: string): boolean => {
+    let entries;
+    try {
+      entries = readdirSync(join(dir, rel), { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    for (const e of entries) {
+      const name = rel === "" ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory() && rel === "" && (layout.subdirs ?? []).includes(e.name)) {
+        if (!walk(name)) return false;
+      } else if (e.isFile() && (e.name.endsWith(".yaml") || layout.extraFiles?.includes(name))) {
+        files.push(name);
+      } else {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!walk("") || !files.includes(layout.signature)) return undefined;
+  return files.sort();
+}
+
+/**
+ * Takes over the output of an earlier mcpfleet that wrote no manifest (see legacyLayout): lists
+ * its files in a manifest, so that they are managed from now on instead of refused.
+ */
+function adoptLegacyOutput(dir: string, generator: string, layout: LegacyLayout): void {
+  if (readOutputManifest(dir) !== undefined) return;
+  const files = legacyLayout(dir, layout);
+  if (files === undefined) return;
+  const manifest: Manifest = { generator, files };
+  writeFileAtomically(join(dir, OUTPUT_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 function removeEmptyParents(from: string, root: string): void {

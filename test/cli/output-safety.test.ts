@@ -129,6 +129,34 @@ describe("synth never deletes what it did not write", () => {
     expect(oneLine(clash.stderr)).toContain("default.yaml exists and was not written by mcpfleet");
   });
 
+  it("takes over the output of an earlier synth that wrote no manifest", async () => {
+    const dir = workspace();
+    // What synth wrote before output directories had a manifest.
+    mkdirSync(join(dir, "dist", "install"), { recursive: true });
+    for (const f of [
+      "default.yaml",
+      "gone.yaml",
+      "install/00-crds.yaml",
+      "install/01-controller.yaml",
+    ]) {
+      writeFileSync(join(dir, "dist", f), "kind: List\n");
+    }
+    const r = await runCli(["synth", "examples/resources", "-d", "dist"], { cwd: dir });
+    expect(r.status, r.stderr).toBe(0);
+    expect(tree(join(dir, "dist"))).toEqual([
+      OUTPUT_MANIFEST,
+      "default.yaml",
+      "install/00-crds.yaml",
+      "install/01-controller.yaml",
+    ]);
+    // A directory of other YAML (no install/00-crds.yaml) is still refused.
+    mkdirSync(join(dir, "manifests"));
+    writeFileSync(join(dir, "manifests", "app.yaml"), "kind: List\n");
+    const other = await runCli(["synth", "examples/resources", "-d", "manifests"], { cwd: dir });
+    expect(other.status).toBe(2);
+    expect(tree(join(dir, "manifests"))).toEqual(["app.yaml"]);
+  });
+
   it("writes each file atomically and leaves no temporary file behind", () => {
     const dir = join(mkdtempSync(join(tmpdir(), "mcpfleet-out-")), "out");
     const files = new Map([
