@@ -295,8 +295,33 @@ function workloadState(
   };
 }
 
+/**
+ * Why synthesis renders nothing for a runner workload it could otherwise render: OIDC settings
+ * kept in a ConfigMap, which synthesis cannot read (docs/synth.md, "The run-config").
+ */
+function unrenderable(r: Resource): string | undefined {
+  if (r.kind !== "MCPServer" && r.kind !== "MCPRemoteProxy") return undefined;
+  const oidc = (r.spec as { oidcConfig?: { type?: string } }).oidcConfig;
+  return oidc?.type === "configMap"
+    ? "oidcConfig of type configMap cannot be rendered into the run-config; use oidcConfigRef"
+    : undefined;
+}
+
 function workloadStatus(r: Resource, ctx: Ctx, url: string, extra: Status = {}): Status {
   const refs = checkRefs(r, ctx);
+  const why = unrenderable(r);
+  if (why !== undefined) {
+    const gen = generationOf(r);
+    return {
+      phase: "Failed",
+      message: why,
+      url,
+      observedGeneration: gen,
+      ...refs.hashes,
+      ...extra,
+      conditions: [...refs.conditions, condition("Ready", false, "NotRendered", why, gen, ctx.now)],
+    };
+  }
   const spec = (r as { spec?: { replicas?: number } }).spec;
   const state = workloadState(r, refs, ctx, {
     replicas: spec?.replicas,

@@ -1,6 +1,8 @@
 // MCPServer: one test per spec field that affects what is rendered (set it, see it).
 import { describe, expect, it } from "vitest";
 import { resourcesOfText } from "../../src/synth/load.js";
+import { ResourceSet } from "../../src/synth/model.js";
+import { computeStatus } from "../../src/synth/status.js";
 import { RUNCONFIG_CHECKSUM } from "../../src/synth/runner.js";
 import {
   NS,
@@ -477,6 +479,11 @@ describe("MCPServer fields", () => {
       server("s", { oidcConfig: { type: "configMap", configMap: { name: "oidc-cm" } } }),
     ]);
     expect(cmObjects).toEqual([]);
+    const status = computeStatus(
+      server("s", { oidcConfig: { type: "configMap", configMap: { name: "oidc-cm" } } }),
+      new ResourceSet([]),
+    );
+    expect(status).toMatchObject({ phase: "Failed" });
     const inline = runConfigOf(
       render([
         server("s", {
