@@ -13,6 +13,9 @@ Options:
   --port N                 port to listen on (default 8080; 0 picks a free one)
   --body-limit BYTES       largest request body (default 1048576)
   --request-timeout DUR    time limit of one request, Go-style duration (default 30s; 0 none)
+  --first-sync-deadline DUR
+                           /readiness waits for the first sync of every source at most this
+                           long after start (default 2m)
   --check                  validate the configuration and exit
   -h, --help               show this help`;
 
@@ -31,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
       port: { type: "string" },
       "body-limit": { type: "string" },
       "request-timeout": { type: "string" },
+      "first-sync-deadline": { type: "string" },
       check: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -51,14 +55,17 @@ export async function main(argv: string[]): Promise<number> {
   if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) {
     throw usageError("registry", "--body-limit must be a positive number of bytes");
   }
-  let requestTimeoutMs: number | undefined;
-  if (values["request-timeout"] !== undefined) {
+  const duration = (flag: "request-timeout" | "first-sync-deadline"): number | undefined => {
+    const text = values[flag];
+    if (text === undefined) return undefined;
     try {
-      requestTimeoutMs = parseDuration(values["request-timeout"]);
+      return parseDuration(text);
     } catch (err) {
-      throw usageError("registry", `--request-timeout: ${(err as Error).message}`);
+      throw usageError("registry", `--${flag}: ${(err as Error).message}`);
     }
-  }
+  };
+  const requestTimeoutMs = duration("request-timeout");
+  const firstSyncDeadlineMs = duration("first-sync-deadline");
   const loaded = loadConfigFile(values.config);
   if (values.check === true) {
     for (const w of loaded.warnings) console.error(`warning: ${w}`);
@@ -70,6 +77,7 @@ export async function main(argv: string[]): Promise<number> {
     port,
     ...(bodyLimit !== undefined ? { bodyLimit } : {}),
     ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    ...(firstSyncDeadlineMs !== undefined ? { firstSyncDeadlineMs } : {}),
   });
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {

@@ -206,3 +206,31 @@ spec: {}
     expect(empty.stderr).toContain("synth: no resources found in standard input");
   });
 });
+
+describe("registry serve --first-sync-deadline", () => {
+  it("takes a duration and refuses anything else as a usage error", async () => {
+    const r = await runCli([
+      "registry",
+      "serve",
+      "--config",
+      join(examples, "registry", "config-anonymous.yaml"),
+      "--first-sync-deadline",
+      "soon",
+      "--check",
+    ]);
+    expect(r.status).toBe(2);
+    expect(oneLine(r.stderr)).toMatch(
+      /^mcpfleet: registry: --first-sync-deadline: "soon" is not a duration/,
+    );
+    const ok = await runCli([
+      "registry",
+      "serve",
+      "--config",
+      join(examples, "registry", "config-anonymous.yaml"),
+      "--first-sync-deadline",
+      "30s",
+      "--check",
+    ]);
+    expect(ok.status, ok.stderr).toBe(0);
+  });
+});
