@@ -6,6 +6,7 @@
 // from the Secret (the config names the path).
 import type * as T from "../../generated/types.js";
 import type { Resource, ResourceSet } from "./model.js";
+import { type AuthServerContext, embeddedAuthServer } from "./authserver.js";
 import { dnsLabel } from "./names.js";
 import { type EnvVar, secretEnv } from "./pod.js";
 
@@ -296,6 +297,24 @@ export function resolveToolConfig(
   return { tools_filter: tc.spec?.toolsFilter, tools_override: tc.spec?.toolsOverride };
 }
 
+/** AWS STS credentials for the backend, in the runner's field names. */
+function awsSts(a: T.AWSStsConfig): unknown {
+  return {
+    region: a.region,
+    service: a.service,
+    fallback_role_arn: a.fallbackRoleArn,
+    role_mappings: a.roleMappings?.map((m) => ({
+      claim: m.claim,
+      matcher: m.matcher,
+      role_arn: m.roleArn,
+      priority: m.priority,
+    })),
+    role_claim: a.roleClaim,
+    session_duration: a.sessionDuration,
+    session_name_claim: a.sessionNameClaim,
+  };
+}
+
 /** Subject token types the spec lets users write short, as the runner expects them. */
 const TOKEN_TYPES: Record<string, string> = {
   access_token: "urn:ietf:params:oauth:token-type:access_token",
@@ -312,6 +331,7 @@ const TOKEN_TYPES: Record<string, string> = {
 export function externalAuthSections(
   config: Resource<"MCPExternalAuthConfig">,
   extras: PodExtras,
+  ctx: AuthServerContext,
 ): Record<string, unknown> {
   const s = config.spec;
   switch (s.type) {
@@ -354,86 +374,17 @@ export function externalAuthSections(
         },
       };
     case "awsSts":
-      return { aws_sts_config: s.awsSts };
+      return s.awsSts === undefined ? {} : { aws_sts_config: awsSts(s.awsSts) };
     case "upstreamInject":
       return { upstream_swap_config: s.upstreamInject };
     case "embeddedAuthServer":
       return s.embeddedAuthServer === undefined
         ? {}
-        : { embedded_auth_server_config: embeddedAuthServer(s.embeddedAuthServer, extras) };
+        : { embedded_auth_server_config: embeddedAuthServer(s.embeddedAuthServer, extras, ctx) };
     case "unauthenticated":
       return {};
   }
   return {};
-}
-
-function tlsSection(tls: T.RedisTLSConfig | undefined, extras: PodExtras): unknown {
-  if (tls === undefined) return undefined;
-  return {
-    insecureSkipVerify: tls.insecureSkipVerify ?? false,
-    caCertPath:
-      tls.caCertSecretRef === undefined
-        ? undefined
-        : extras.secretFile(tls.caCertSecretRef.name, tls.caCertSecretRef.key),
-  };
-}
-
-function upstreamSection(p: T.UpstreamProviderConfig, extras: PodExtras): unknown {
-  const secretOf = (ref: T.SecretKeyRef | undefined): string | undefined =>
-    ref === undefined
-      ? undefined
-      : extras.secretEnv(`TOOLHIVE_UPSTREAM_${p.name}_CLIENT_SECRET`, ref);
-  if (p.oidcConfig !== undefined) {
-    const { clientSecretRef, ...rest } = p.oidcConfig;
-    return { ...p, oidcConfig: { ...rest, clientSecretEnv: secretOf(clientSecretRef) } };
-  }
-  if (p.oauth2Config !== undefined) {
-    const { clientSecretRef, ...rest } = p.oauth2Config;
-    return { ...p, oauth2Config: { ...rest, clientSecretEnv: secretOf(clientSecretRef) } };
-  }
-  return p;
-}
-
-/** The embedded authorization server: keys and HMAC secrets as mounted files. */
-export function embeddedAuthServer(
-  e: T.EmbeddedAuthServerConfig,
-  extras: PodExtras,
-): Record<string, unknown> {
-  const redis = e.storage?.redis;
-  return {
-    issuer: e.issuer,
-    authorizationEndpointBaseUrl: e.authorizationEndpointBaseUrl,
-    signingKeyPaths: (e.signingKeySecretRefs ?? []).map((r) => extras.secretFile(r.name, r.key)),
-    hmacSecretPaths: (e.hmacSecretRefs ?? []).map((r) => extras.secretFile(r.name, r.key)),
-    tokenLifespans: {
-      accessTokenLifespan: e.tokenLifespans?.accessTokenLifespan ?? "1h",
-      refreshTokenLifespan: e.tokenLifespans?.refreshTokenLifespan ?? "168h",
-      authCodeLifespan: e.tokenLifespans?.authCodeLifespan ?? "10m",
-    },
-    upstreamProviders: e.upstreamProviders.map((p) => upstreamSection(p, extras)),
-    storage:
-      redis === undefined
-        ? { type: e.storage?.type ?? "memory" }
-        : {
-            type: "redis",
-            redis: {
-              sentinelConfig: redis.sentinelConfig,
-              usernameEnv: extras.secretEnv(
-                "TOOLHIVE_AUTH_REDIS_USERNAME",
-                redis.aclUserConfig.usernameSecretRef,
-              ),
-              passwordEnv: extras.secretEnv(
-                "TOOLHIVE_AUTH_REDIS_PASSWORD",
-                redis.aclUserConfig.passwordSecretRef,
-              ),
-              dialTimeout: redis.dialTimeout ?? "5s",
-              readTimeout: redis.readTimeout ?? "3s",
-              writeTimeout: redis.writeTimeout ?? "3s",
-              tls: tlsSection(redis.tls, extras),
-              sentinelTls: tlsSection(redis.sentinelTls, extras),
-            },
-          },
-  };
 }
 
 /** The outgoing auth and embedded authorization server sections of a workload. */
@@ -441,20 +392,26 @@ export function resolveAuth(
   spec: { externalAuthConfigRef?: T.ExternalAuthConfigRef; authServerRef?: T.AuthServerRef },
   lookup: Lookup,
   extras: PodExtras,
+  ctx: AuthServerContext,
 ): Record<string, unknown> {
   const ext = lookup.set.get(
     "MCPExternalAuthConfig",
     lookup.namespace,
     spec.externalAuthConfigRef?.name,
   );
-  const out: Record<string, unknown> = ext === undefined ? {} : externalAuthSections(ext, extras);
+  const out: Record<string, unknown> =
+    ext === undefined ? {} : externalAuthSections(ext, extras, ctx);
   const server = lookup.set.get(
     "MCPExternalAuthConfig",
     lookup.namespace,
     spec.authServerRef?.name,
   );
   if (server?.spec.embeddedAuthServer !== undefined)
-    out.embedded_auth_server_config = embeddedAuthServer(server.spec.embeddedAuthServer, extras);
+    out.embedded_auth_server_config = embeddedAuthServer(
+      server.spec.embeddedAuthServer,
+      extras,
+      ctx,
+    );
   return out;
 }
 

@@ -613,8 +613,21 @@ describe("MCPServer fields", () => {
     const rc = runConfigOf(objects, "s");
     expect(rc.embedded_auth_server_config).toMatchObject({
       issuer: "https://auth.example.com",
-      signingKeyPaths: ["/etc/toolhive/secrets/keys/current.pem"],
-      hmacSecretPaths: ["/etc/toolhive/secrets/hmac/current"],
+      signing_key_config: { signing_key_file: "/etc/toolhive/secrets/keys/current.pem" },
+      hmac_secret_files: ["/etc/toolhive/secrets/hmac/current"],
+      allowed_audiences: [`http://mcp-s-proxy.${NS}.svc.cluster.local:8080/mcp`],
+      upstreams: [
+        {
+          name: "corp",
+          type: "oidc",
+          oidc_config: {
+            issuer_url: "https://id.example.com",
+            client_id: "c",
+            client_secret_env_var: "TOOLHIVE_UPSTREAM_CORP_CLIENT_SECRET",
+            redirect_uri: `http://mcp-s-proxy.${NS}.svc.cluster.local:8080/mcp/oauth/callback`,
+          },
+        },
+      ],
     });
     const d = find(objects, "Deployment", "s");
     expect(podSpecOf(d).volumes).toContainEqual({

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/registry/config/load.js";
 import { loadPaths } from "../../src/synth/load.js";
-import type { KubeObject } from "../../src/synth/model.js";
+import type { KubeObject, Resource } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS, TOOLHIVE_VERSION } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { SHARED_DATA } from "../schema/helpers.js";
@@ -47,6 +47,13 @@ async function renderedSets(): Promise<Rendered[]> {
     source: "examples",
     objects: synthesize(examples.resources, DEFAULT_SYNTH_OPTIONS).objects,
   });
+  sets.push({
+    source: "examples + probes",
+    objects: synthesize(
+      [...examples.resources, ...probes(examples.resources)],
+      DEFAULT_SYNTH_OPTIONS,
+    ).objects,
+  });
   if (havePeer) {
     for (const f of readdirSync(PEER_INPUTS)
       .filter((x) => x.endsWith(".yaml"))
@@ -60,6 +67,42 @@ async function renderedSets(): Promise<Rendered[]> {
     }
   }
   return sets;
+}
+
+/**
+ * MCPServers that use what no example MCPServer does: each example MCPExternalAuthConfig (an
+ * embedded authorization server by authServerRef), Redis session storage and backend replicas.
+ */
+function probes(resources: Resource[]): Resource[] {
+  const server = (name: string, namespace: string, spec: Record<string, unknown>): Resource =>
+    ({
+      apiVersion: "toolhive.stacklok.dev/v1alpha1",
+      kind: "MCPServer",
+      metadata: { name, namespace },
+      spec: { image: "ghcr.io/example/probe:1", transport: "streamable-http", ...spec },
+    }) as unknown as Resource;
+  const out = resources
+    .filter((r) => r.kind === "MCPExternalAuthConfig")
+    .map((r) =>
+      server(`probe-${r.metadata.name}`, r.metadata.namespace, {
+        [(r.spec as { type: string }).type === "embeddedAuthServer"
+          ? "authServerRef"
+          : "externalAuthConfigRef"]: { name: r.metadata.name },
+      }),
+    );
+  out.push(
+    server("probe-scaling", "default", {
+      backendReplicas: 2,
+      sessionStorage: {
+        provider: "redis",
+        address: "redis:6379",
+        db: 1,
+        keyPrefix: "p:",
+        passwordRef: { name: "redis", key: "password" },
+      },
+    }),
+  );
+  return out;
 }
 
 function configFiles(sets: Rendered[], key: string): { name: string; text: string }[] {

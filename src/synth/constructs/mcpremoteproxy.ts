@@ -66,7 +66,11 @@ export function remoteProxyRunConfig(
   const spec = r.spec;
   const name = r.metadata.name;
   const extras = new PodExtras();
-  const auth = resolveAuth(spec, lookup, extras);
+  const auth = resolveAuth(spec, lookup, extras, {
+    name,
+    namespace: r.metadata.namespace,
+    resourceUrl: remoteProxyUrl(r).replace(/#.*$/, ""),
+  });
   const config: Record<string, unknown> = {
     schema_version: RUNCONFIG_SCHEMA_VERSION,
     name,

@@ -199,7 +199,11 @@ export function mcpServerRunConfig(
   const extras = new PodExtras();
   const podPatch = stableStringify(mcpPodPatch(r));
   const profile = spec.permissionProfile;
-  const auth = resolveAuth(spec, lookup, extras);
+  const auth = resolveAuth(spec, lookup, extras, {
+    name,
+    namespace: r.metadata.namespace,
+    resourceUrl: mcpServerUrl(r).replace(/#.*$/, ""),
+  });
   const config: Record<string, unknown> = {
     schema_version: RUNCONFIG_SCHEMA_VERSION,
     name,
