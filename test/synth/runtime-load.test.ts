@@ -118,21 +118,26 @@ function configFiles(sets: Rendered[], key: string): { name: string; text: strin
   );
 }
 
-function vmcpDeploymentEnv(sets: Rendered[]): Record<string, string> {
-  // Values for the variables the rendered vmcp containers read from Secrets.
-  const env: Record<string, string> = {};
-  for (const s of sets)
-    for (const o of s.objects.filter((x) => x.kind === "Deployment")) {
-      const containers = (
-        o as unknown as {
-          spec: {
-            template: { spec: { containers: { name: string; env?: { name: string }[] }[] } };
-          };
-        }
-      ).spec.template.spec.containers;
-      for (const c of containers.filter((x) => x.name === "vmcp"))
-        for (const e of c.env ?? []) env[e.name] = "test-value";
+/**
+ * The variables of the vmcp container of the Deployment rendered with the config named
+ * `file.name` (`<source> <ns>/<n>-vmcp-config` → Deployment `<n>`), each with a stand-in value:
+ * vmcp resolves the variables its config names when it loads it, so a name the config uses
+ * and the container lacks fails the load.
+ */
+function vmcpEnvFor(sets: Rendered[], file: { name: string }): Record<string, string> {
+  const m = /^(.*) (.*)\/(.*)-vmcp-config$/.exec(file.name);
+  const set = sets.find((x) => x.source === m?.[1]);
+  const deployment = set?.objects.find(
+    (o) => o.kind === "Deployment" && o.metadata.namespace === m?.[2] && o.metadata.name === m?.[3],
+  );
+  if (deployment === undefined) throw new Error(`no Deployment rendered with ${file.name}`);
+  const containers = (
+    deployment as unknown as {
+      spec: { template: { spec: { containers: { name: string; env?: { name: string }[] }[] } } };
     }
+  ).spec.template.spec.containers;
+  const env: Record<string, string> = {};
+  for (const e of containers.find((c) => c.name === "vmcp")?.env ?? []) env[e.name] = "test-value";
   return env;
 }
 
@@ -182,14 +187,13 @@ describe.skipIf(missing !== undefined)("the runtime programs load what synth ren
     const sets = await renderedSets();
     const files = configFiles(sets, "config.yaml").filter((f) => / .*-vmcp-config$/.test(f.name));
     expect(files.length).toBeGreaterThan(3);
-    const env = { ...process.env, ...vmcpDeploymentEnv(sets) };
     const failures: string[] = [];
     for (const [i, f] of files.entries()) {
       const path = join(dir, `vmcp-${i}.yaml`);
       writeFileSync(path, f.text);
       const run = spawnSync(programPath("vmcp"), ["validate", "--config", path], {
         encoding: "utf8",
-        env,
+        env: { PATH: process.env.PATH, ...vmcpEnvFor(sets, f) },
       });
       if (run.status !== 0) failures.push(`${f.name}: ${(run.stderr + run.stdout).trim()}`);
     }
@@ -220,7 +224,7 @@ describe.skipIf(missing !== undefined)("the runtime programs load what synth ren
       // Without VMCP_NAME and VMCP_NAMESPACE, which make it report its status through the
       // in-cluster API server (its pod's account), vmcp serves on its own.
       {
-        env: { ...process.env, ...secretEnvOnly(vmcpDeploymentEnv(sets)) },
+        env: { PATH: process.env.PATH, ...secretEnvOnly(vmcpEnvFor(sets, file!)) },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );

@@ -335,7 +335,7 @@ describe("VirtualMCPServer: the rendered configuration", () => {
       keyPrefix: "gw:",
     });
     expect(
-      envOf(objects, "gateway").get("VMCP_SESSION_REDIS_PASSWORD")?.valueFrom?.secretKeyRef,
+      envOf(objects, "gateway").get("THV_SESSION_REDIS_PASSWORD")?.valueFrom?.secretKeyRef,
     ).toEqual({
       name: "redis",
       key: "password",

@@ -30,7 +30,7 @@ const VMCP_RESOURCES: NonNullable<Container["resources"]> = {
   requests: { cpu: "100m", memory: "128Mi" },
   limits: { cpu: "500m", memory: "512Mi" },
 };
-/** Prefix of the environment variables the virtual server reads (`<PREFIX>_SESSION_REDIS_PASSWORD`). */
+/** Prefix of the environment variables synth names for the virtual server (`VMCP_OIDC_CLIENT_SECRET`). */
 export const VMCP_ENV_PREFIX = "VMCP";
 /** Key of the HMAC secret in the Secret `<name>-hmac-secret`; see docs/synth-workloads.md. */
 export const VMCP_HMAC_SECRET_KEY = "hmac-secret";
@@ -579,8 +579,8 @@ export function buildVmcpConfig(
   if (spec.sessionStorage !== undefined) {
     const { passwordRef, ...rest } = spec.sessionStorage;
     sessionStorage = rest;
-    if (passwordRef !== undefined)
-      env.secret(`${VMCP_ENV_PREFIX}_SESSION_REDIS_PASSWORD`, passwordRef);
+    // vmcp reads the password from this variable only (as the proxy runner does).
+    if (passwordRef !== undefined) env.secret("THV_SESSION_REDIS_PASSWORD", passwordRef);
   }
 
   const config: T.VirtualMCPConfig = compact({
