@@ -162,36 +162,70 @@ describe.skipIf(noCluster() || missing !== undefined)("the proxy runner on the A
     90_000,
   );
 
-  it("MCPRemoteProxy: the runner starts with the rendered arguments and serves /health", async () => {
-    const port = await freePort();
-    const resources = (
-      await loadPaths([join(ROOT, "examples", "resources", "mcpgroup-engineering.yaml")])
-    ).resources;
-    const proxy = {
-      apiVersion: "toolhive.stacklok.dev/v1alpha1",
-      kind: "MCPRemoteProxy",
-      metadata: { name: "remote", namespace: "default" },
-      spec: { remoteURL: "http://127.0.0.1:9/mcp", proxyPort: port, transport: "streamable-http" },
-    } as unknown as (typeof resources)[number];
-    const rendered = synthesize([...resources, proxy], DEFAULT_SYNTH_OPTIONS).objects;
-    const ns = await namespace(c, "runner-remote");
-    const log = startRunner(rendered, "remote", ns);
-    const status = await until(
-      "the remote proxy answers /health",
-      async () => {
-        try {
-          return (await fetch(`http://127.0.0.1:${port}/health`)).status;
-        } catch {
-          return undefined;
-        }
+  // The second resolves a bearer token and a header through the runner's secrets provider
+  // (TOOLHIVE_SECRET_<name>); without one configured the runner would stop.
+  it.each([
+    ["plain", {}],
+    [
+      "with secrets",
+      {
+        externalAuthConfigRef: { name: "api-bearer" },
+        headerForward: {
+          addHeadersFromSecret: [
+            { headerName: "X-Api-Key", valueSecretRef: { name: "api-key", key: "key" } },
+          ],
+        },
       },
-      60_000,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n${log()}`);
-    });
-    expect(status, log()).toBeLessThan(500);
-    expect(log()).toContain("workload started successfully");
-  }, 90_000);
+    ],
+  ])(
+    "MCPRemoteProxy %s: the runner starts with the rendered arguments and serves /health",
+    async (_label, extra) => {
+      const port = await freePort();
+      const resources = (
+        await loadPaths([join(ROOT, "examples", "resources", "mcpgroup-engineering.yaml")])
+      ).resources;
+      const bearer = {
+        apiVersion: "toolhive.stacklok.dev/v1alpha1",
+        kind: "MCPExternalAuthConfig",
+        metadata: { name: "api-bearer", namespace: "default" },
+        spec: {
+          type: "bearerToken",
+          bearerToken: { tokenSecretRef: { name: "api-token", key: "token" } },
+        },
+      } as unknown as (typeof resources)[number];
+      const proxy = {
+        apiVersion: "toolhive.stacklok.dev/v1alpha1",
+        kind: "MCPRemoteProxy",
+        metadata: { name: "remote", namespace: "default" },
+        spec: {
+          remoteURL: "http://127.0.0.1:9/mcp",
+          proxyPort: port,
+          transport: "streamable-http",
+          ...extra,
+        },
+      } as unknown as (typeof resources)[number];
+      resources.push(bearer);
+      const rendered = synthesize([...resources, proxy], DEFAULT_SYNTH_OPTIONS).objects;
+      const ns = await namespace(c, "runner-remote");
+      const log = startRunner(rendered, "remote", ns);
+      const status = await until(
+        "the remote proxy answers /health",
+        async () => {
+          try {
+            return (await fetch(`http://127.0.0.1:${port}/health`)).status;
+          } catch {
+            return undefined;
+          }
+        },
+        60_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}\n${log()}`);
+      });
+      expect(status, log()).toBeLessThan(500);
+      expect(log()).toContain("workload started successfully");
+    },
+    90_000,
+  );
 });
 
 function freePort(): Promise<number> {
