@@ -147,13 +147,16 @@ function secretEnvOnly(env: Record<string, string>): Record<string, string> {
   return rest;
 }
 
-describe.skipIf(missing !== undefined)("the runtime programs load what synth renders", () => {
-  it("the default images carry the version the programs are built at", () => {
+describe("pinned runtime versions", () => {
+  it("the default images carry the version the programs are built at, none :latest", () => {
     expect(pinnedToolhiveVersion()).toBe(TOOLHIVE_VERSION);
     expect(DEFAULT_SYNTH_OPTIONS.runnerImage).toMatch(new RegExp(`:${TOOLHIVE_VERSION}$`));
     expect(DEFAULT_SYNTH_OPTIONS.vmcpImage).toMatch(new RegExp(`:${TOOLHIVE_VERSION}$`));
+    for (const image of Object.values(DEFAULT_SYNTH_OPTIONS)) expect(image).not.toMatch(/latest$/);
   });
+});
 
+describe.skipIf(missing !== undefined)("the runtime programs load what synth renders", () => {
   it("the proxy runner decodes every rendered run-config, every key as written", async () => {
     const files = configFiles(await renderedSets(), "runconfig.json");
     expect(files.length).toBeGreaterThan(10);
