@@ -5,18 +5,17 @@ import { describe, expect, it } from "vitest";
 import { parseDuration } from "../../src/registry/config/duration.js";
 import { loadConfigFile, parseConfig } from "../../src/registry/config/load.js";
 import { pgpassLookup, resolvePassword } from "../../src/registry/config/secrets.js";
+import { describeWithSharedData, sharedPath } from "../support/shared-data.js";
 
-const DATA = join(import.meta.dirname, "../../../shared/data/reference-registry-configs");
+const REFERENCE_CONFIGS = sharedPath("reference-registry-configs");
 
 describe("registry config loading", () => {
-  it("loads the example and the reference configs with the format key", () => {
+  it("loads the example config", () => {
     const ex = loadConfigFile(
       join(import.meta.dirname, "../../examples/registry/config-anonymous.yaml"),
     );
     expect(ex.config.registries[0]?.name).toBe("default");
     expect(ex.warnings).toEqual([]);
-    const ref = loadConfigFile(join(DATA, "with-format-key__config-complete.yaml"));
-    expect(ref.config.sources.length).toBeGreaterThan(0);
   });
 
   it("names key and line of every error", () => {
@@ -99,5 +98,13 @@ describe("secrets", () => {
     expect(
       resolvePassword({ ...want, clearText: "clear" }, { PGPASSFILE: join(dir, "none") }),
     ).toBe("clear");
+  });
+});
+
+// Compatibility: a configuration written for the reference registry server loads unchanged.
+describeWithSharedData("registry config: the reference configs", REFERENCE_CONFIGS, () => {
+  it("loads the reference config with the format key", () => {
+    const ref = loadConfigFile(join(REFERENCE_CONFIGS, "with-format-key__config-complete.yaml"));
+    expect(ref.config.sources.length).toBeGreaterThan(0);
   });
 });

@@ -8,16 +8,35 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { startServer } from "./helpers.js";
 
-const DATA = join(import.meta.dirname, "../../../shared/data");
+const FIXTURES = join(import.meta.dirname, "fixtures");
 
-const CONFIG = `
+/**
+ * A toolhive catalog of `count` generated servers; every 20th is tagged `deprecated`, so more
+ * than a page of 100 is left in the `all` view after the source's filter.
+ */
+function toolhiveCatalog(count: number): string {
+  const servers: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    const short = `tool-${String(i).padStart(3, "0")}`;
+    servers[short] = {
+      description: `Generated tool server ${i}`,
+      status: "Active",
+      transport: "stdio",
+      image: `ghcr.io/example-fleet/${short}:1.0.0`,
+      tags: i % 20 === 19 ? ["generated", "deprecated"] : ["generated"],
+    };
+  }
+  return JSON.stringify({ version: "1.0.0", last_updated: "2026-01-15T08:00:00Z", servers });
+}
+
+const config = (dir: string) => `
 sources:
   - name: catalog
     format: upstream
-    file: { path: ${join(DATA, "upstream-format/small-registry-wrapper.json")} }
+    file: { path: ${join(FIXTURES, "catalog-upstream.json")} }
     syncPolicy: { interval: 1h }
   - name: toolhive
-    file: { path: ${join(DATA, "toolhive-format/registry.json")} }
+    file: { path: ${join(dir, "toolhive.json")} }
     filter: { tags: { exclude: [deprecated] } }
   - name: team
     managed: {}
@@ -69,7 +88,8 @@ describe("registry HTTP API", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "http-"));
-    server = await startServer(CONFIG, dir);
+    writeFileSync(join(dir, "toolhive.json"), toolhiveCatalog(100));
+    server = await startServer(config(dir), dir);
     base = server.url;
     for (let i = 0; i < 100 && (await get("/readiness")).status !== 200; i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -91,6 +111,7 @@ describe("registry HTTP API", () => {
     );
     expect(m).toMatch(/mcpfleet_registry_syncs_total\{source="catalog",outcome="updated"\} 1/);
     expect(m).toMatch(/mcpfleet_registry_source_entries\{source="catalog"\} 12/);
+    expect(m).toMatch(/mcpfleet_registry_source_entries\{source="toolhive"\} 95/);
     expect(m).toMatch(
       /mcpfleet_registry_sync_duration_seconds_count\{source="toolhive",outcome="updated"\} 1/,
     );
@@ -100,7 +121,7 @@ describe("registry HTTP API", () => {
     const page = await json("/default/v0.1/servers");
     expect(page.metadata).toEqual({ count: 12 });
     const first = page.servers[0];
-    expect(first?.server.name).toBe("io.github.stacklok/adb-mysql-mcp-server");
+    expect(first?.server.name).toBe("io.github.stacklok/analytics-sql");
     expect(first?._meta["io.modelcontextprotocol.registry/official"]).toMatchObject({
       status: "active",
       isLatest: true,
@@ -142,11 +163,11 @@ describe("registry HTTP API", () => {
   });
 
   it("searches case-insensitively over name, title and description", async () => {
-    const p = await json("/default/v0.1/servers?search=ANALYTICDB");
-    expect(p.servers.map((s) => s.server.title)).toEqual(["adb-mysql-mcp-server"]);
+    const p = await json("/default/v0.1/servers?search=QUARRY");
+    expect(p.servers.map((s) => s.server.title)).toEqual(["analytics-sql"]);
     expect(
-      (await json("/default/v0.1/servers?search=gitl")).servers.map((s) => s.server.title),
-    ).toEqual(["gitlab"]);
+      (await json("/default/v0.1/servers?search=git-m")).servers.map((s) => s.server.title),
+    ).toEqual(["git-mirror"]);
     expect((await json("/default/v0.1/servers?search=%25")).servers).toEqual([]);
   });
 
@@ -479,8 +500,9 @@ describe("graceful shutdown", () => {
     });
     await new Promise<void>((r) => slow.listen(0, "127.0.0.1", r));
     const port = (slow.address() as AddressInfo).port;
+    writeFileSync(join(dir, "toolhive.json"), toolhiveCatalog(100));
     const server = await startServer(
-      CONFIG.replace(
+      config(dir).replace(
         "  - name: team\n",
         `  - name: slow\n    url: { url: "http://127.0.0.1:${port}/r.json" }\n  - name: team\n`,
       ),
@@ -507,7 +529,8 @@ describe("graceful shutdown", () => {
 describe("OpenAPI document", () => {
   it("documents every route and error and compiles", async () => {
     const dir = mkdtempSync(join(tmpdir(), "openapi-"));
-    const server = await startServer(CONFIG, dir);
+    writeFileSync(join(dir, "toolhive.json"), toolhiveCatalog(100));
+    const server = await startServer(config(dir), dir);
     try {
       const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
         openapi: string;

@@ -7,7 +7,7 @@ import type { RegistryServer } from "../../src/registry/server.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
 import { startServer } from "./helpers.js";
 
-const DATA = join(import.meta.dirname, "../../../shared/data");
+const FIXTURES = join(import.meta.dirname, "fixtures");
 
 describe.runIf(postgresAvailable())("two replicas on one PostgreSQL", () => {
   let pg: PostgresServer;
@@ -23,7 +23,7 @@ describe.runIf(postgresAvailable())("two replicas on one PostgreSQL", () => {
     const yaml = `
 sources:
   - name: catalog
-    file: { path: ${join(DATA, "upstream-format/small-registry-wrapper.json")} }
+    file: { path: ${join(FIXTURES, "catalog-upstream.json")} }
     syncPolicy: { interval: 1h }
   - name: team
     managed: {}

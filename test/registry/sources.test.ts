@@ -26,12 +26,10 @@ import {
 } from "../support/git-server.js";
 import { pgliteFactory } from "./helpers.js";
 
-const DATA = join(import.meta.dirname, "../../../shared/data");
-const SMALL_UPSTREAM = readFileSync(
-  join(DATA, "upstream-format/small-registry-wrapper.json"),
-  "utf8",
-);
-const SMALL_TOOLHIVE = readFileSync(join(DATA, "toolhive-format/small-registry.json"), "utf8");
+const FIXTURES = join(import.meta.dirname, "fixtures");
+// The same 12 servers in both formats.
+const SMALL_UPSTREAM = readFileSync(join(FIXTURES, "catalog-upstream.json"), "utf8");
+const SMALL_TOOLHIVE = readFileSync(join(FIXTURES, "catalog-toolhive.json"), "utf8");
 
 function listen(
   handler: Parameters<typeof createServer>[1],
@@ -117,7 +115,7 @@ describe("sources", () => {
     expect(await store.listEntries(["files"], { limit: 100 })).toEqual(before);
     const filtered: SourceConfig = { ...cfg, filter: { names: { include: ["*/git*"] } } };
     expect(await runSync(store, filtered, ctx)).toMatchObject({ outcome: "updated", entries: 2 });
-    expect(await names("files")).toEqual(["github", "gitlab"]);
+    expect(await names("files")).toEqual(["git-forge", "git-mirror"]);
     expect((await store.getStatus("files"))?.message).toBe("10 filtered out");
   });
 
@@ -129,13 +127,13 @@ describe("sources", () => {
     // The reason, never the server path.
     expect(st?.message).toMatch(/cannot read file.path: it does not exist/);
     expect(st?.message).not.toMatch(/missing\.json/);
-    expect(await names("files")).toEqual(["github", "gitlab"]);
+    expect(await names("files")).toEqual(["git-forge", "git-mirror"]);
     writeFileSync(join(dir, "bad.json"), "{ nope");
     expect(await runSync(store, { name: "files", file: { path: "bad.json" } }, ctx)).toMatchObject({
       outcome: "failed",
       message: expect.stringMatching(/not JSON/) as unknown,
     });
-    expect(await names("files")).toEqual(["github", "gitlab"]);
+    expect(await names("files")).toEqual(["git-forge", "git-mirror"]);
   });
 
   it("syncs a URL with headers and gives entries the source's claims", async () => {
