@@ -317,18 +317,6 @@ export function httpProbe(path: string, port: string | number, timing: ProbeTimi
   };
 }
 
-/** Liveness and readiness probes of a server that answers `livePath` and `readyPath`. */
-export function httpProbes(
-  livePath: string,
-  readyPath: string,
-  port: string | number = "http",
-): Pick<Container, "livenessProbe" | "readinessProbe"> {
-  return {
-    livenessProbe: httpProbe(livePath, port, { initialDelaySeconds: 15, periodSeconds: 20 }),
-    readinessProbe: httpProbe(readyPath, port, { initialDelaySeconds: 5, periodSeconds: 10 }),
-  };
-}
-
 /** Drops undefined fields (cdk8s and the YAML writer keep the rest as given). */
 export function compact<V extends object>(value: V): V {
   const out: Obj = {};
