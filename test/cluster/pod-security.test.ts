@@ -3,7 +3,7 @@
 // reference operator's test inputs becomes a Pod, dry-run created in a namespace labelled
 // pod-security.kubernetes.io/enforce=restricted. (Admission enforces on Pods; a Deployment whose
 // template breaks the standard is accepted and its pods refused, so Pods are what is checked.)
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,11 +15,10 @@ import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { noCluster } from "../support/cluster/context.js";
 import { ROOT, SHARED_DATA, client, until } from "./helpers.js";
+import { hasSharedData } from "../support/shared-data.js";
 
 const PEER_INPUTS = join(SHARED_DATA, "peer-tests", "synth", "inputs");
-const havePeer = existsSync(PEER_INPUTS);
-if (!havePeer)
-  console.warn(`pod security of the reference inputs SKIPPED: ${PEER_INPUTS} is absent`);
+const havePeer = hasSharedData(PEER_INPUTS, "pod security of the reference inputs");
 
 type PodTemplate = {
   metadata?: { labels?: Record<string, string> };

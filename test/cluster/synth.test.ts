@@ -4,7 +4,7 @@
 // server-side dry-run create with strict field validation, the API server's own validation of
 // the core kinds (no field it does not know, every required one, every enum and format).
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { eachLimit } from "../../src/controller/cluster-applier.js";
@@ -26,11 +26,10 @@ import {
   until,
   yamlFiles,
 } from "./helpers.js";
+import { hasSharedData } from "../support/shared-data.js";
 
 const PEER_INPUTS = join(SHARED_DATA, "peer-tests", "synth", "inputs");
-const havePeerInputs = existsSync(PEER_INPUTS);
-if (!havePeerInputs)
-  console.warn(`synth dry-run of the reference inputs SKIPPED: ${PEER_INPUTS} is absent`);
+const havePeerInputs = hasSharedData(PEER_INPUTS, "synth dry-run of the reference inputs");
 
 /**
  * `mcpfleet synth -o json` of `inputs`, asynchronously (several run at once); undefined when

@@ -4,7 +4,7 @@
 // it would drop fails here), and the vmcp config through `vmcp validate` (its strict loader and
 // validator), then `vmcp serve` on one of them until it answers /health.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import type { KubeObject, Resource } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS, TOOLHIVE_VERSION } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { SHARED_DATA } from "../schema/helpers.js";
+import { hasSharedData } from "../support/shared-data.js";
 import {
   ROOT,
   notDecoded,
@@ -26,9 +27,7 @@ import {
 const missing = runtimeMissing();
 if (missing !== undefined) console.warn(`runtime load tests SKIPPED: ${missing}`);
 const PEER_INPUTS = join(SHARED_DATA, "peer-tests", "synth", "inputs");
-const havePeer = existsSync(PEER_INPUTS);
-if (!havePeer)
-  console.warn(`runtime load of the reference inputs SKIPPED: ${PEER_INPUTS} is absent`);
+const havePeer = hasSharedData(PEER_INPUTS, "runtime load of the reference inputs");
 
 const dir = mkdtempSync(join(tmpdir(), "mcpfleet-runtime-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

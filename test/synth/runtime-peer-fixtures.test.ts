@@ -3,7 +3,7 @@
 // each input rendered as `mcpfleet synth` renders it (validated first, default options). Prints
 // the figure and every field that differs; fails below the target or on a difference that
 // docs/compat.md does not list as deliberate.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
@@ -12,11 +12,11 @@ import type { KubeObject } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { SHARED_DATA } from "../schema/helpers.js";
+import { hasSharedData } from "../support/shared-data.js";
 import { type FieldResult, type PeerCase, matchExpectation } from "./peer-match.js";
 
 const DIR = join(SHARED_DATA, "peer-tests", "synth");
-const have = existsSync(join(DIR, "cases.yaml"));
-if (!have) console.warn(`peer synth fixtures SKIPPED: ${DIR} is absent`);
+const have = hasSharedData(DIR, "peer synth fixtures");
 
 /**
  * Differences kept on purpose, each listed in docs/compat.md ("Synthesis"): a pattern of
