@@ -80,7 +80,7 @@ export type DatabaseSSLMode =
  */
 export type EnvVarName = string;
 /**
- * Tool to call (tool steps), `workload.tool_name` or the tool's advertised name.
+ * Tool to call (tool steps): `workload.tool_name`, or the tool's advertised name without the workload part. Workload names are DNS labels; tool names are letters, digits, `_` and `-`.
  */
 export type StepToolName = string;
 /**
@@ -538,7 +538,10 @@ export interface KubernetesOIDCConfig {
    * Audience the tokens must carry.
    */
   audience?: string;
-  issuer?: HTTPURL;
+  /**
+   * Token issuer; defaults to the cluster API service URL.
+   */
+  issuer?: string;
   jwksUrl?: HTTPURL;
   introspectionUrl?: HTTPURL;
   /**
@@ -621,7 +624,10 @@ export interface KubernetesServiceAccountOIDCConfig {
    * Namespace of that service account; empty means the workload's.
    */
   namespace?: string;
-  issuer?: HTTPURL;
+  /**
+   * Token issuer; defaults to the cluster API service URL.
+   */
+  issuer?: string;
   jwksUrl?: HTTPURL;
   introspectionUrl?: HTTPURL;
   /**
