@@ -8,6 +8,7 @@ import { projectRoot, projectVersion } from "../project.js";
 import { API_GROUP } from "../schema/kinds.js";
 import type { KubeObject } from "./model.js";
 import { sortObjects } from "./render.js";
+import { VMCP_READS } from "./constructs/virtualmcpserver.js";
 
 export const INSTALL_NAMESPACE = "mcpfleet-system";
 export const CONTROLLER_NAME = "mcpfleet-controller";
@@ -109,16 +110,7 @@ export function controllerRules(crds: KubeObject[]): {
 }[] {
   const plurals = ownPlurals(crds);
   // What the virtual servers' Roles let them read (a superset of the registry API's).
-  const readByWorkloads = [
-    "mcpgroups",
-    "mcpservers",
-    "mcpremoteproxies",
-    "mcpserverentries",
-    "mcpexternalauthconfigs",
-    "mcptoolconfigs",
-    "virtualmcpcompositetooldefinitions",
-    "virtualmcpservers",
-  ].filter((p) => plurals.includes(p));
+  const readByWorkloads = VMCP_READS.filter((p) => plurals.includes(p));
   return [
     { apiGroups: [API_GROUP], resources: plurals, verbs: APPLY },
     { apiGroups: [API_GROUP], resources: readByWorkloads, verbs: ["list", "watch"] },

@@ -11,6 +11,18 @@ import { groupName, type Resource, type ResourceSet } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
 import { emit, emitRbac, READ_VERBS } from "./common.js";
 import { embeddingServerName } from "./embeddingserver.js";
+
+/** What a virtual server's Role lets it read of our kinds (it discovers its backends). */
+export const VMCP_READS = [
+  "mcpgroups",
+  "mcpservers",
+  "mcpremoteproxies",
+  "mcpserverentries",
+  "mcpexternalauthconfigs",
+  "mcptoolconfigs",
+  "virtualmcpcompositetooldefinitions",
+  "virtualmcpservers",
+] as const;
 import {
   applyResourceOverrides,
   type Container,
@@ -650,16 +662,7 @@ export const renderVirtualMCPServer: KindRenderer<"VirtualMCPServer"> = (
     [
       {
         apiGroups: [API_GROUP],
-        resources: [
-          "mcpgroups",
-          "mcpservers",
-          "mcpremoteproxies",
-          "mcpserverentries",
-          "mcpexternalauthconfigs",
-          "mcptoolconfigs",
-          "virtualmcpcompositetooldefinitions",
-          "virtualmcpservers",
-        ],
+        resources: [...VMCP_READS],
         verbs: READ_VERBS,
       },
       {
