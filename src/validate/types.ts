@@ -5,9 +5,11 @@
 
 /**
  * Where an issue comes from. The three validation levels are `schema`, `cel` and `reference`;
- * `parse` is a document that is not YAML or not a resource at all, `io` a path that cannot be read.
+ * `runtime` is a rule the operator checks when it reconciles (the API server accepts the
+ * resource); `parse` is a document that is not YAML or not a resource at all, `io` a path that
+ * cannot be read.
  */
-export type Level = "schema" | "cel" | "reference" | "parse" | "io";
+export type Level = "schema" | "cel" | "reference" | "runtime" | "parse" | "io";
 
 export interface Issue {
   /** JSON pointer of the offending node ("" for the whole document). */

@@ -23,6 +23,12 @@ import { type ResourceFacts, resourceFacts } from "./reference-facts.js";
 import { type ReferencePattern, referencePatternsOf } from "./reference-table.js";
 import { ReferenceLevel } from "./references.js";
 import {
+  type RuntimeIssue,
+  hasPodTemplate,
+  podTemplateRuntimeIssues,
+  runtimeIssues,
+} from "./runtime-rules.js";
+import {
   REGISTRY_CONFIG_KIND,
   type ConfigIssue,
   coveredCelIssue,
@@ -376,7 +382,10 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
       return;
     }
     validateOwn(unit, ownKind, apiVersion, value, ctx);
-    return;
+    if (!hasPodTemplate(ownKind, value)) return;
+    return podTemplateRuntimeIssues(ownKind, value).then((issues) =>
+      addRuntimeIssues(unit, issues),
+    );
   }
   const verdict = foreignVerdict(apiVersion, kind, value, ctx.options);
   if (verdict instanceof Promise) return verdict.then((v) => settleForeign(unit, v));
@@ -467,7 +476,12 @@ function validateOwn(
   }
   addSchemaIssues(unit, issues, ctx, "/spec", covered);
   addConfigIssues(unit, "/spec", covered);
+  addRuntimeIssues(unit, runtimeIssues(kind, value));
   if (configYAML !== undefined) validateEmbeddedConfig(unit, "/spec/configYAML", configYAML, ctx);
+}
+
+function addRuntimeIssues(unit: Unit, issues: readonly RuntimeIssue[]): void {
+  for (const i of issues) addIssue(unit, i.path, i.message, "runtime", i.severity);
 }
 
 function validateRegistryConfig(unit: Unit, value: Record<string, unknown>, ctx: Context): void {

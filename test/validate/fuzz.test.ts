@@ -15,7 +15,7 @@ const seeds: string[] = readdirSync(EXAMPLES)
   .sort()
   .map((f) => readFileSync(join(EXAMPLES, f), "utf8"));
 
-const LEVELS = new Set(["schema", "cel", "reference", "parse", "io"]);
+const LEVELS = new Set(["schema", "cel", "reference", "runtime", "parse", "io"]);
 
 function expectConsistent(report: Report): void {
   let errors = 0;

@@ -1,0 +1,110 @@
+// Rules the reference operator checks when it reconciles a resource, not at admission: the API
+// server accepts such a resource, and the operator then marks it failed. validate reports them
+// at their own level, `runtime`, so that a CI run catches them before they are applied, and so
+// that the schema and CEL levels stay exactly what the API server decides. docs/validate.md
+// lists them.
+import type { Kind } from "../schema/index.js";
+import { isObject } from "./resource.js";
+import { podTemplateIssues } from "./pod-template.js";
+import { workflowIssues } from "./workflow-rules.js";
+
+export interface RuntimeIssue {
+  /** JSON pointer relative to the resource. */
+  path: string;
+  message: string;
+  severity: "error" | "warning";
+}
+
+/** The kinds with a pod template, and the container each merges it into. */
+const POD_TEMPLATE_CONTAINER: Partial<Record<Kind, string>> = {
+  MCPServer: "mcp",
+  MCPRegistry: "registry-api",
+  EmbeddingServer: "embedding",
+  VirtualMCPServer: "vmcp",
+};
+
+/** The issues without the pod template's (see podTemplateRuntimeIssues). */
+export function runtimeIssues(kind: Kind, value: Record<string, unknown>): RuntimeIssue[] {
+  const spec = value.spec;
+  if (!isObject(spec)) return [];
+  const issues: RuntimeIssue[] = [];
+  const add = (path: string, message: string, severity: "error" | "warning" = "error") =>
+    issues.push({ path: `/spec${path}`, message, severity });
+  switch (kind) {
+    case "VirtualMCPCompositeToolDefinition":
+      for (const i of workflowIssues(spec)) add(i.path, i.message);
+      break;
+    case "VirtualMCPServer":
+      virtualServerIssues(spec, add);
+      break;
+    case "MCPTelemetryConfig": {
+      const otel = spec.openTelemetry;
+      if (isObject(otel) && otel.insecure === true && otel.caBundleRef !== undefined) {
+        add(
+          "/openTelemetry/caBundleRef",
+          "caBundleRef cannot be set when insecure is true: a CA bundle is for TLS, insecure turns TLS off",
+        );
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return issues;
+}
+
+function virtualServerIssues(
+  spec: Record<string, unknown>,
+  add: (path: string, message: string, severity?: "error" | "warning") => void,
+): void {
+  const config = isObject(spec.config) ? spec.config : undefined;
+  const tools = config?.compositeTools;
+  if (Array.isArray(tools)) {
+    tools.forEach((tool, t) => {
+      if (!isObject(tool)) return;
+      for (const i of workflowIssues(tool)) add(`/config/compositeTools/${t}${i.path}`, i.message);
+    });
+  }
+  const optimizer = config?.optimizer;
+  if (optimizer === undefined || optimizer === null) return;
+  const service = isObject(optimizer) ? optimizer.embeddingService : undefined;
+  const hasService = typeof service === "string" && service !== "";
+  const hasRef = isObject(spec.embeddingServerRef);
+  if (!hasService && !hasRef) {
+    add(
+      "/config/optimizer",
+      "the optimizer needs an embedding service: set embeddingServerRef or optimizer.embeddingService",
+    );
+  } else if (hasService && hasRef) {
+    add(
+      "/config/optimizer/embeddingService",
+      "embeddingService is overridden by embeddingServerRef: the referenced EmbeddingServer is used",
+      "warning",
+    );
+  }
+}
+
+/** The pod template's issues, when the kind has one (the check loads Kubernetes' schema). */
+export async function podTemplateRuntimeIssues(
+  kind: Kind,
+  value: Record<string, unknown>,
+): Promise<RuntimeIssue[]> {
+  const container = POD_TEMPLATE_CONTAINER[kind];
+  const spec = value.spec;
+  if (container === undefined || !isObject(spec) || spec.podTemplateSpec === undefined) return [];
+  const issues = await podTemplateIssues(spec.podTemplateSpec, container);
+  return issues.map((i) => ({
+    path: `/spec/podTemplateSpec${i.path}`,
+    message: i.message,
+    severity: "error",
+  }));
+}
+
+/** Whether `kind` can have issues podTemplateRuntimeIssues finds (it must be awaited). */
+export function hasPodTemplate(kind: Kind, value: Record<string, unknown>): boolean {
+  return (
+    POD_TEMPLATE_CONTAINER[kind] !== undefined &&
+    isObject(value.spec) &&
+    value.spec.podTemplateSpec !== undefined
+  );
+}
