@@ -1,0 +1,42 @@
+// The registry server alone in a process started with --expose-gc, so that the test measures
+// only the server's memory. argv[2]: the configuration file. Sends the server's URL, then answers
+// each "measure" message with process.memoryUsage() taken after full collections, plus the size
+// of the embedded store's WebAssembly memory (counted in `external`, and never shrinking).
+import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { pino } from "pino";
+import { parseConfig } from "../../../src/registry/config/load.js";
+import { RegistryServer } from "../../../src/registry/server.js";
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error("start this script with --expose-gc");
+const path = process.argv[2] ?? "";
+const server = await RegistryServer.start(
+  { ...parseConfig(readFileSync(path, "utf8"), path), path, baseDir: dirname(path) },
+  { port: 0, log: pino({ level: "silent" }), requestTimeoutMs: 0 },
+);
+
+/** PGlite's WebAssembly memory, reached through fields the store keeps private. */
+function wasmBytes(): number {
+  const db = server.store.db as unknown as {
+    pg?: { mod?: { HEAPU8?: Uint8Array } };
+  };
+  return db.pg?.mod?.HEAPU8?.buffer.byteLength ?? 0;
+}
+
+process.on("message", (m) => {
+  if (m === "measure") {
+    void (async () => {
+      // Several rounds, yielding between them: finalizers and weak references let go of what
+      // they hold only on the next cycle.
+      for (let i = 0; i < 4; i++) {
+        gc();
+        await new Promise((r) => setImmediate(r));
+      }
+      process.send?.({ ...process.memoryUsage(), wasm: wasmBytes() });
+    })();
+  } else if (m === "stop") {
+    void server.close().then(() => process.exit(0));
+  }
+});
+process.send?.(server.url);
