@@ -2880,6 +2880,10 @@ export interface MCPServerEntrySpec {
   externalAuthConfigRef?: ExternalAuthConfigRef;
   headerForward?: HeaderForwardConfig;
   caBundleRef?: CABundleSource;
+  /**
+   * Allow a remote URL whose host is a loopback, link-local, private or unspecified IP address (or localhost). Off by default: a catalog entry naming such an address would let a virtual server reach the cluster's own network, or a cloud metadata endpoint.
+   */
+  allowPrivateEndpoint?: boolean;
 }
 export interface MCPServerEntryStatus {
   /**

@@ -4,6 +4,7 @@
 // that the schema and CEL levels stay exactly what the API server decides. docs/validate.md
 // lists them.
 import type { Kind } from "../schema/index.js";
+import { privateEndpoint } from "./endpoint-guard.js";
 import { isObject } from "./resource.js";
 import { podTemplateIssues } from "./pod-template.js";
 import { workflowIssues } from "./workflow-rules.js";
@@ -47,10 +48,30 @@ export function runtimeIssues(kind: Kind, value: Record<string, unknown>): Runti
       }
       break;
     }
+    case "MCPServerEntry":
+      entryIssues(spec, add);
+      break;
     default:
       break;
   }
   return issues;
+}
+
+/** A catalog entry may not point a virtual server into the cluster's network unless allowed. */
+function entryIssues(
+  spec: Record<string, unknown>,
+  add: (path: string, message: string) => void,
+): void {
+  if (spec.allowPrivateEndpoint === true) return;
+  for (const field of ["remoteURL", "remoteUrl"]) {
+    const url = spec[field];
+    const why = typeof url === "string" ? privateEndpoint(url) : undefined;
+    if (why === undefined) continue;
+    add(
+      `/${field}`,
+      `${field} names ${why}; set allowPrivateEndpoint: true if the entry is meant to reach it`,
+    );
+  }
 }
 
 function virtualServerIssues(

@@ -13,16 +13,20 @@ function documentedExceptions(): string[] {
   const text = readFileSync(COMPAT_DOC, "utf8");
   const table = /<!-- exceptions:begin -->([\s\S]*?)<!-- exceptions:end -->/.exec(text)?.[1];
   if (table === undefined) throw new Error("docs/compat.md has no exceptions table");
-  return table
-    .split("\n")
-    .filter((line) => line.startsWith("| ") && !/^\| (File|-+) /.test(line))
-    .map((line) => {
-      const [file, resource, path, level] = line
-        .split("|")
-        .slice(1, 5)
-        .map((cell) => cell.trim().replace(/^`|`$/g, ""));
-      return `${file} | ${resource} | ${path} | ${level}`;
-    });
+  return (
+    table
+      .split("\n")
+      .filter((line) => line.startsWith("| ") && !/^\| (File|-+) /.test(line))
+      .map((line) => {
+        const [file, resource, path, level] = line
+          .split("|")
+          .slice(1, 5)
+          .map((cell) => cell.trim().replace(/^`|`$/g, ""));
+        return `${file} | ${resource} | ${path} | ${level}`;
+      })
+      // The schema set alone: run-time rules are validate's (test/validate/corpus.test.ts).
+      .filter((key) => !key.endsWith(" | runtime"))
+  );
 }
 
 function actualIssues(): string[] {

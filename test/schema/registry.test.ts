@@ -891,6 +891,13 @@ const legacyCases: Case[] = [
     mutate: (d) => delete spec(d).registries,
   },
   {
+    name: "legacy fields in v1beta1, which has configYAML only",
+    mutate: (d) => (d.apiVersion = "toolhive.stacklok.dev/v1beta1"),
+    path: "/spec/configYAML",
+    level: "cel",
+    message: "configYAML is required in v1beta1",
+  },
+  {
     name: "pgpassSecretRef with the legacy fields",
     mutate: (d) => (spec(d).pgpassSecretRef = secretRef),
     path: "/spec/pgpassSecretRef",
@@ -1223,7 +1230,7 @@ describe("CEL rules", () => {
     }
     const config = ruleMessages("config/registry-server.yaml");
     const crd = ruleMessages("crd/mcpregistry.yaml");
-    expect([config.length, crd.length]).toEqual([15, 18]);
+    expect([config.length, crd.length]).toEqual([15, 19]);
     expect([...config, ...crd].filter((m) => !seen.has(m))).toEqual([]);
   });
 });
