@@ -35,8 +35,14 @@ function ipv4Class([a = 0, b = 0]: number[]): string | undefined {
 function ipv6Class(host: string): string | undefined {
   if (host === "::1") return "a loopback address";
   if (host === "::") return "an unspecified address";
-  const mapped = /^::ffff:([0-9.]+)$/.exec(host);
-  if (mapped !== null) return ipv4Class(mapped[1]!.split(".").map(Number));
+  // An IPv4-mapped address; URL writes its IPv4 part in hex (::ffff:7f00:1).
+  const dotted = /^::ffff:([0-9.]+)$/.exec(host);
+  if (dotted !== null) return ipv4Class(dotted[1]!.split(".").map(Number));
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (hex !== null) {
+    const high = parseInt(hex[1]!, 16);
+    return ipv4Class([high >> 8, high & 0xff]);
+  }
   const first = parseInt(host.split(":")[0] || "0", 16);
   if ((first & 0xffc0) === 0xfe80) return "a link-local address";
   if ((first & 0xfe00) === 0xfc00) return "a unique local (private) address";

@@ -1,0 +1,192 @@
+// The run-time level: rules the operator checks when it reconciles, which the API server does
+// not; each found by validate as a `runtime` issue at the field it concerns.
+import { describe, expect, it } from "vitest";
+import { privateEndpoint } from "../../src/validate/endpoint-guard.js";
+import { type Doc, checkDocs, issues, res } from "./helpers.js";
+
+const CTD = "VirtualMCPCompositeToolDefinition";
+
+function tool(spec: Doc): Doc {
+  return res(CTD, "t", { name: "t", description: "does things", ...spec });
+}
+
+/** The run-time issues of documents, as `path: message` with the severity when a warning. */
+async function runtime(...docs: Doc[]): Promise<string[]> {
+  const report = await checkDocs(docs, { allowMissingRefs: true });
+  return issues(report)
+    .filter((i) => i.level === "runtime")
+    .map((i) => `${i.path}${i.severity === "warning" ? " (warning)" : ""}: ${i.message}`);
+}
+
+describe("composite-tool workflows", () => {
+  it("accepts a workflow that satisfies every rule", async () => {
+    const steps = [
+      { id: "a", tool: "github.get_issue", condition: "{{.params.go}}", defaultResults: { x: 1 } },
+      {
+        id: "b",
+        tool: "github.create_issue",
+        dependsOn: ["a"],
+        arguments: { v: "{{.steps.a.output.x}}" },
+      },
+      { id: "c", tool: "fetch", onError: { action: "retry", retryCount: 2 } },
+    ];
+    expect(await runtime(tool({ steps }))).toEqual([]);
+  });
+
+  it("requires a description", async () => {
+    const doc = res(CTD, "t", { name: "t", steps: [{ id: "a", tool: "x.y" }] });
+    expect(await runtime(doc)).toEqual([
+      "/spec/description: description is required: it is what clients are told the tool does",
+    ]);
+  });
+
+  it("requires retryCount of at least 1 with action retry", async () => {
+    const steps = [{ id: "a", tool: "x.y", onError: { action: "retry" } }];
+    expect(await runtime(tool({ steps }))).toEqual([
+      "/spec/steps/0/onError/retryCount: retryCount must be at least 1 with action retry",
+    ]);
+  });
+
+  it("finds a dependency cycle and names its steps", async () => {
+    const steps = [
+      { id: "a", tool: "x.y", dependsOn: ["c"] },
+      { id: "b", tool: "x.y", dependsOn: ["a"] },
+      { id: "c", tool: "x.y", dependsOn: ["b"] },
+    ];
+    const found = await runtime(tool({ steps }));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^\/spec\/steps: dependency cycle: a -> c -> b -> a/);
+  });
+
+  it("requires the defaultResults later steps and the output read from a skippable step", async () => {
+    const steps = [
+      { id: "a", tool: "x.y", condition: "{{.params.go}}", defaultResults: { data: 1 } },
+      { id: "b", tool: "x.y", onError: { action: "continue" } },
+      { id: "c", tool: "x.y", arguments: { v: "{{.steps.a.output.other}}" } },
+    ];
+    const output = { properties: { r: { type: "string", value: "{{.steps.b.output.text}}" } } };
+    expect(await runtime(tool({ steps, output }))).toEqual([
+      "/spec/steps/0/defaultResults: defaultResults.other required: later steps use this step's output, which is empty when the step is skipped (it has a condition)",
+      "/spec/steps/1/defaultResults: defaultResults.text required: later steps use this step's output, which is empty when the step is skipped (it has onError action continue)",
+    ]);
+  });
+
+  it("checks a virtual server's inline composite tools too", async () => {
+    const vmcp = res("VirtualMCPServer", "v", {
+      groupRef: "g",
+      incomingAuth: { type: "anonymous" },
+      config: { groupRef: "g", compositeTools: [{ name: "t", steps: [{ id: "a", tool: "x.y" }] }] },
+    });
+    expect(await runtime(vmcp)).toEqual([
+      "/spec/config/compositeTools/0/description: description is required: it is what clients are told the tool does",
+    ]);
+  });
+});
+
+describe("pod templates", () => {
+  it("refuses a template that is not a PodTemplateSpec, on every kind that has one", async () => {
+    const bad = { spec: { containers: "mcp" } };
+    const docs = [
+      res("MCPServer", "s", { image: "i", podTemplateSpec: bad }),
+      res("EmbeddingServer", "e", { podTemplateSpec: bad }),
+      res("MCPRegistry", "r", { configYAML: "x: 1", podTemplateSpec: bad }),
+    ];
+    const found = await runtime(...docs);
+    expect(
+      found.filter((f) => f.startsWith("/spec/podTemplateSpec/spec/containers: must be array")),
+    ).toHaveLength(3);
+  });
+
+  it("accepts a partial template (no image, no containers) and requires container names", async () => {
+    const ok = res("MCPServer", "s", {
+      image: "i",
+      podTemplateSpec: {
+        spec: { nodeSelector: { a: "b" }, containers: [{ name: "mcp", resources: {} }] },
+      },
+    });
+    expect(await runtime(ok)).toEqual([]);
+    const unnamed = res("MCPServer", "s", {
+      image: "i",
+      podTemplateSpec: { spec: { containers: [{ resources: {} }] } },
+    });
+    expect(await runtime(unnamed)).toEqual([
+      '/spec/podTemplateSpec/spec/containers/0/name: missing required field "name": containers are merged by name (the mcp container is named "mcp")',
+    ]);
+  });
+});
+
+describe("catalog entries", () => {
+  it.each([
+    ["http://127.0.0.1:8080/", "a loopback address"],
+    ["http://[::1]/", "a loopback address"],
+    [
+      "http://169.254.169.254/latest/meta-data/",
+      "a link-local address (cloud metadata endpoints live there)",
+    ],
+    ["http://10.0.0.5:8080", "a private address"],
+    ["https://172.20.1.1", "a private address"],
+    ["https://192.168.1.1", "a private address"],
+    ["http://localhost:9000", "localhost"],
+    ["http://[fd00::1]/", "a unique local (private) address"],
+    ["http://[::ffff:127.0.0.1]/", "a loopback address"],
+  ])("%s names %s", (url, why) => {
+    expect(privateEndpoint(url)).toBe(why);
+  });
+
+  it.each([
+    "https://example.com/mcp",
+    "http://172.32.0.1",
+    "http://mcp.tools.svc:8080",
+    "not a url",
+  ])("%s is not private", (url) => {
+    expect(privateEndpoint(url)).toBeUndefined();
+  });
+
+  it("refuses a private URL unless allowPrivateEndpoint is set", async () => {
+    const entry = (extra: Doc) =>
+      res("MCPServerEntry", "e", {
+        remoteURL: "http://10.0.0.5:8080",
+        transport: "sse",
+        groupRef: "g",
+        ...extra,
+      });
+    expect(await runtime(entry({}))).toEqual([
+      "/spec/remoteURL: remoteURL names a private address; set allowPrivateEndpoint: true if the entry is meant to reach it",
+    ]);
+    expect(await runtime(entry({ allowPrivateEndpoint: true }))).toEqual([]);
+  });
+});
+
+describe("virtual server optimizer and telemetry", () => {
+  const vmcp = (spec: Doc) =>
+    res("VirtualMCPServer", "v", { groupRef: "g", incomingAuth: { type: "anonymous" }, ...spec });
+
+  it("refuses an optimizer without an embedding service", async () => {
+    expect(await runtime(vmcp({ config: { groupRef: "g", optimizer: {} } }))).toEqual([
+      "/spec/config/optimizer: the optimizer needs an embedding service: set embeddingServerRef or optimizer.embeddingService",
+    ]);
+  });
+
+  it("warns when embeddingServerRef overrides optimizer.embeddingService", async () => {
+    const doc = vmcp({
+      embeddingServerRef: { name: "emb" },
+      config: { groupRef: "g", optimizer: { embeddingService: "http://emb:8080" } },
+    });
+    expect(await runtime(doc)).toEqual([
+      "/spec/config/optimizer/embeddingService (warning): embeddingService is overridden by embeddingServerRef: the referenced EmbeddingServer is used",
+    ]);
+  });
+
+  it("refuses a CA bundle for an insecure OTLP endpoint", async () => {
+    const doc = res("MCPTelemetryConfig", "t", {
+      openTelemetry: {
+        endpoint: "otel:4317",
+        insecure: true,
+        caBundleRef: { configMapRef: { name: "ca", key: "ca.crt" } },
+      },
+    });
+    expect(await runtime(doc)).toEqual([
+      "/spec/openTelemetry/caBundleRef: caBundleRef cannot be set when insecure is true: a CA bundle is for TLS, insecure turns TLS off",
+    ]);
+  });
+});
