@@ -1,7 +1,8 @@
 // The project's CRDs on a real API server: accepted (structural schemas, CEL rules within the
 // server's cost budget), Established, stored as written, both versions served; every example
 // resource is accepted by each version our validator accepts it in (and refused by the others),
-// with no field dropped, and reads back the same through either; CEL rules reject what our own validator rejects, with the same message.
+// with no field dropped, and reads back the same through either; CEL rules reject what our own
+// validator rejects, with the same message.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
