@@ -2,6 +2,7 @@
 // is read: the names it refers to, its backend workload names, the audiences it accepts and, for
 // an MCPOIDCConfig, who issues its tokens. Only these few strings are kept for the checks across
 // the whole set (references.ts), so a run does not hold every parsed document until its end.
+import { type AuthFacts, authFactsOf } from "./auth-server-refs.js";
 import type { Kind } from "../schema/kinds.js";
 import {
   type ReferencePattern,
@@ -57,6 +58,8 @@ export interface ResourceFacts {
   audience: AudienceUse | undefined;
   /** MCPOIDCConfig only: the issuer its tokens come from, when its spec says. */
   issuer?: string;
+  /** Authorization-server facts (auth-server-refs.ts), for the kinds they concern. */
+  auth?: AuthFacts;
 }
 
 /**
@@ -333,5 +336,7 @@ export function resourceFacts(
     const issuer = issuerOf(value);
     if (issuer !== undefined) facts.issuer = issuer;
   }
+  const auth = authFactsOf(kind, value);
+  if (auth !== undefined) facts.auth = auth;
   return facts;
 }

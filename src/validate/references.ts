@@ -4,6 +4,7 @@
 // It works on the facts taken from each resource as it is read (reference-facts.ts), and
 // settles a reference as soon as the resource it names has been seen: only the others, and
 // what the rules across the whole set need, are kept until the last file has been read.
+import { EXTERNAL_POINTER, SERVER_POINTER, authServerIssues } from "./auth-server-refs.js";
 import type { Kind } from "../schema/kinds.js";
 import {
   type AudienceUse,
@@ -120,6 +121,8 @@ export class ReferenceLevel {
   /** Resources with references or backend names not found when they were added. */
   private readonly unsettled: OwnResource[] = [];
   private readonly audienceUsers: OwnResource[] = [];
+  /** Workloads that name an authorization server or an external auth configuration. */
+  private readonly authUsers: OwnResource[] = [];
 
   constructor(private readonly options: ReferenceOptions) {}
 
@@ -149,6 +152,18 @@ export class ReferenceLevel {
       doc: at.doc,
     };
     if (facts.issuer !== undefined) r.issuer = facts.issuer;
+    if (facts.auth !== undefined) {
+      r.auth = facts.auth;
+      if (r.auth.server !== undefined || r.auth.external !== undefined) {
+        // Noted now, while the document is at hand (the rules run at the end).
+        if (r.auth.server !== undefined)
+          r.auth.serverAt = at.doc.locate(at.prefix + SERVER_POINTER);
+        if (r.auth.external !== undefined) {
+          r.auth.externalAt = at.doc.locate(at.prefix + EXTERNAL_POINTER);
+        }
+        this.authUsers.push(r);
+      }
+    }
     // A resource defined twice is a duplicate, reported as such, not a collision with itself.
     if (this.index.add(r)) this.findCollisions(r);
     if (r.references.length > 0) r.references = this.unsettledReferences(r, at);
@@ -211,6 +226,12 @@ export class ReferenceLevel {
       checkWorkloadNames(r, index, missing);
     }
     checkAudiences(this.audienceUsers, index);
+    for (const r of this.authUsers) {
+      const config = (name: string) => index.get("MCPExternalAuthConfig", r.namespace, name)?.auth;
+      for (const i of authServerIssues(r.auth!, config)) {
+        addIssueAt(r, i.path, i.position, i.message, "error");
+      }
+    }
   }
 }
 

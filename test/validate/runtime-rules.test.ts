@@ -190,3 +190,70 @@ describe("virtual server optimizer and telemetry", () => {
     ]);
   });
 });
+
+describe("authorization servers (reference level)", () => {
+  const ext = (name: string, spec: Doc) => res("MCPExternalAuthConfig", name, spec);
+  const embedded = ext("auth", {
+    type: "embeddedAuthServer",
+    embeddedAuthServer: {
+      issuer: "https://auth.example.com",
+      upstreamProviders: [
+        {
+          name: "github",
+          type: "oauth2",
+          oauth2Config: {
+            authorizationEndpoint: "https://github.com/login/oauth/authorize",
+            tokenEndpoint: "https://github.com/login/oauth/access_token",
+            clientId: "c",
+            userInfo: { endpointUrl: "https://api.github.com/user" },
+          },
+        },
+      ],
+    },
+  });
+  const inject = (provider: string) =>
+    ext("inject", { type: "upstreamInject", upstreamInject: { providerName: provider } });
+  const server = (spec: Doc) => res("MCPServer", "s", { image: "i", ...spec });
+
+  async function referenceIssues(...docs: Doc[]): Promise<string[]> {
+    const report = await checkDocs(docs);
+    return issues(report)
+      .filter((i) => i.level === "reference")
+      .map((i) => `${i.resource} ${i.path}: ${i.message}`);
+  }
+
+  it("accepts an embedded server and an upstreamInject of one of its providers", async () => {
+    const s = server({
+      authServerRef: { name: "auth" },
+      externalAuthConfigRef: { name: "inject" },
+    });
+    expect(await referenceIssues(s, embedded, inject("github"))).toEqual([]);
+  });
+
+  it("refuses an authServerRef to another type of configuration, in either order", async () => {
+    const sts = ext("auth", {
+      type: "awsSts",
+      awsSts: { region: "us-east-1", fallbackRoleArn: "arn:aws:iam::123456789012:role/r" },
+    });
+    const s = server({ authServerRef: { name: "auth" } });
+    const expected = [
+      'MCPServer/s /spec/authServerRef/name: authServerRef: MCPExternalAuthConfig "auth" is of type awsSts; an authorization server must be of type embeddedAuthServer',
+    ];
+    expect(await referenceIssues(s, sts)).toEqual(expected);
+    expect(await referenceIssues(sts, s)).toEqual(expected);
+  });
+
+  it("refuses an upstreamInject provider the authorization server does not have", async () => {
+    const s = server({
+      authServerRef: { name: "auth" },
+      externalAuthConfigRef: { name: "inject" },
+    });
+    expect(await referenceIssues(s, embedded, inject("google"))).toEqual([
+      'MCPServer/s /spec/externalAuthConfigRef/name: externalAuthConfigRef: "inject" injects the token of upstream provider "google", which is not an upstream provider of authorization server "auth" (github)',
+    ]);
+    const alone = server({ externalAuthConfigRef: { name: "inject" } });
+    expect(await referenceIssues(alone, inject("github"))).toEqual([
+      'MCPServer/s /spec/externalAuthConfigRef/name: externalAuthConfigRef: "inject" injects the token of upstream provider "github", but the workload has no authServerRef (an embedded authorization server) with upstream providers',
+    ]);
+  });
+});
