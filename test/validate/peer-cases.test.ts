@@ -62,6 +62,10 @@ describeWithSharedData("peer cases: the reference operator's validation tests", 
     expect([...documented].filter((name) => !differing.includes(name))).toEqual([]);
   });
 
+  it("names the reference's field (or one inside or around it) wherever both reject", () => {
+    expect(outcomes.filter((o) => o.agrees && !o.sameField).map((o) => o.peer.name)).toEqual([]);
+  });
+
   it("agrees on at least the share docs/compat.md gives (197 of 217)", () => {
     expect(outcomes.filter((o) => o.agrees).length).toBeGreaterThanOrEqual(197);
   });
