@@ -4,6 +4,7 @@
 // that the schema and CEL levels stay exactly what the API server decides. docs/validate.md
 // lists them.
 import type { Kind } from "../schema/index.js";
+import { cedarShapeError } from "./cedar-shape.js";
 import { privateEndpoint } from "./endpoint-guard.js";
 import { isObject } from "./resource.js";
 import { podTemplateIssues } from "./pod-template.js";
@@ -31,6 +32,10 @@ export function runtimeIssues(kind: Kind, value: Record<string, unknown>): Runti
   const issues: RuntimeIssue[] = [];
   const add = (path: string, message: string, severity: "error" | "warning" = "error") =>
     issues.push({ path: `/spec${path}`, message, severity });
+  policyIssues(spec.authzConfig, "/authzConfig", add);
+  if (isObject(spec.incomingAuth)) {
+    policyIssues(spec.incomingAuth.authzConfig, "/incomingAuth/authzConfig", add);
+  }
   switch (kind) {
     case "VirtualMCPCompositeToolDefinition":
       for (const i of workflowIssues(spec)) add(i.path, i.message);
@@ -55,6 +60,20 @@ export function runtimeIssues(kind: Kind, value: Record<string, unknown>): Runti
       break;
   }
   return issues;
+}
+
+/** Inline Cedar policies have the shape of Cedar (the operator fails a policy it cannot parse). */
+function policyIssues(
+  authz: unknown,
+  base: string,
+  add: (path: string, message: string) => void,
+): void {
+  if (!isObject(authz) || !isObject(authz.inline) || !Array.isArray(authz.inline.policies)) return;
+  authz.inline.policies.forEach((policy: unknown, i) => {
+    if (typeof policy !== "string") return;
+    const why = cedarShapeError(policy);
+    if (why !== undefined) add(`${base}/inline/policies/${i}`, `not a Cedar policy: ${why}`);
+  });
 }
 
 /** A catalog entry may not point a virtual server into the cluster's network unless allowed. */

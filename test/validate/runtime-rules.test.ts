@@ -1,6 +1,7 @@
 // The run-time level: rules the operator checks when it reconciles, which the API server does
 // not; each found by validate as a `runtime` issue at the field it concerns.
 import { describe, expect, it } from "vitest";
+import { cedarShapeError } from "../../src/validate/cedar-shape.js";
 import { privateEndpoint } from "../../src/validate/endpoint-guard.js";
 import { type Doc, checkDocs, issues, res } from "./helpers.js";
 
@@ -254,6 +255,48 @@ describe("authorization servers (reference level)", () => {
     const alone = server({ externalAuthConfigRef: { name: "inject" } });
     expect(await referenceIssues(alone, inject("github"))).toEqual([
       'MCPServer/s /spec/externalAuthConfigRef/name: externalAuthConfigRef: "inject" injects the token of upstream provider "github", but the workload has no authServerRef (an embedded authorization server) with upstream providers',
+    ]);
+  });
+});
+
+describe("Cedar policies", () => {
+  it.each([
+    "permit(principal, action, resource);",
+    'permit(principal, action == Action::"call_tool", resource == Tool::"weather");',
+    '@id("read-only")\nforbid(principal, action, resource)\nwhen { resource.readOnlyHint == false }\nunless { principal.claim_groups.contains("admin") };',
+    '// comment with ( and ;\npermit(principal in Group::"a(b)", action, resource) when { context.x like "*;)*" };',
+    "permit(principal, action, resource);\nforbid(principal, action, resource) when { false };",
+  ])("accepts %j", (policy) => {
+    expect(cedarShapeError(policy)).toBeUndefined();
+  });
+
+  it.each([
+    ["not valid cedar policy syntax", 'expected permit or forbid, found "not" at offset 0'],
+    [
+      "permit(principal, action, resource)",
+      'expected ";" or a when/unless condition, found the end',
+    ],
+    [
+      "permit(action, principal, resource);",
+      'the scope must start with principal, found "action" at offset 7',
+    ],
+    ["permit(principal, action, resource", "unclosed bracket at offset 6"],
+    ['permit(principal, action, resource) when { "x };', "unterminated string at offset 43"],
+    ["", "no policy"],
+  ])("refuses %j", (policy, why) => {
+    expect(cedarShapeError(policy)).toBe(why);
+  });
+
+  it("reports an inline policy that is not Cedar at its place", async () => {
+    const proxy = res("MCPRemoteProxy", "p", {
+      remoteURL: "https://mcp.example.com",
+      authzConfig: {
+        type: "inline",
+        inline: { policies: ["permit(principal, action, resource);", "nope"] },
+      },
+    });
+    expect(await runtime(proxy)).toEqual([
+      '/spec/authzConfig/inline/policies/1: not a Cedar policy: expected permit or forbid, found "nope" at offset 0',
     ]);
   });
 });
