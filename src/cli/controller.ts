@@ -296,9 +296,13 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
       ? textLogger(err)
       : pino({ name: "mcpfleet-controller" }, pino.destination(2));
   let stopping = false;
+  // Replaced by the Lease's answer once leader election runs (never with --once or --dry-run).
+  let leading = () => true;
   const client = config.target.kind === "cluster" ? clusterClient(config.cluster) : undefined;
   const applier = createApplier(config.target, config.cluster, {
+    // SIGTERM lets the stage in flight finish; the end of leadership stops every write at once.
     stopping: () => stopping,
+    mayWrite: () => leading(),
     inputs: [config.cacheDir],
     ...(client !== undefined ? { client } : {}),
   });
@@ -331,7 +335,6 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     return outcome.kind === "failed" || outcome.kind === "invalid" ? 1 : 0;
   }
 
-  let leading = () => true;
   // The first sync of a leader re-checks the applied revision against the cluster's inventory.
   let forceNext = true;
   const scheduler = new Scheduler({

@@ -43,6 +43,11 @@ export interface ClusterApplierOptions {
   onChange?: (change: ObjectChange) => void;
   /** Stops between writes when it returns true (SIGTERM: finish the step in flight, then exit). */
   stopping?: () => boolean;
+  /**
+   * Asked before every write; false stops the apply at once (leadership ended: another replica
+   * may be applying, so not even the stage in flight may finish).
+   */
+  mayWrite?: () => boolean;
 }
 
 /** Runs `fn` on every item with at most `limit` in flight; the first error is thrown. */
@@ -125,12 +130,20 @@ export class ClusterApplier implements Applier {
   async refreshStatus(): Promise<number> {
     const last = this.last;
     if (last === undefined) return 0;
+    this.fence();
     return this.retry(() => this.status.write(last.resources, last.owners, last.entries));
   }
 
   /** Closes the client's connections (one-shot commands). */
   close(): void {
     this.client.close();
+  }
+
+  /** Throws when this replica may no longer write (see ClusterApplierOptions.mayWrite). */
+  private fence(): void {
+    if (this.opts.mayWrite?.() === false) {
+      throw new McpfleetError("ERR_NOT_LEADER", "lost the leadership; stopped applying");
+    }
   }
 
   private retry<T>(fn: () => Promise<T>): Promise<T> {
@@ -162,6 +175,7 @@ export class ClusterApplier implements Applier {
     dryRun: boolean,
   ): Promise<{ live: LiveObject; recreated?: string }> {
     const fieldManager = this.opts.fieldManager;
+    this.fence();
     try {
       return { live: await this.retry(() => this.client.apply(o, { fieldManager, dryRun })) };
     } catch (err) {
@@ -411,7 +425,10 @@ export class ClusterApplier implements Applier {
         const live = await this.retry(() => this.client.get(ref));
         if (live === undefined) continue;
         if (live.metadata.annotations?.[APPLIED_BY] !== this.opts.fieldManager) continue;
-        if (!dryRun) await this.retry(() => this.client.delete(ref));
+        if (!dryRun) {
+          this.fence();
+          await this.retry(() => this.client.delete(ref));
+        }
         pruned++;
         note({ object: objectName(ref), action: "pruned" });
       }

@@ -2,6 +2,10 @@
 // the holder renews `renewTime` every `renewMs`; another replica takes the Lease over once it has
 // not been renewed for `leaseDurationSeconds`. Writes carry the resourceVersion read, so two
 // replicas racing for an expired Lease cannot both win (the loser gets 409). Only the leader applies.
+// Leadership is also bounded in time by this replica's own clock: it ends a safety margin before
+// the Lease could expire since the last renewal that succeeded, whether or not a renewal request
+// is still hanging, so a replica that cannot reach the API server stops applying before another
+// one may acquire the Lease.
 import { KubeApiError, type KubeClient } from "./kube-client.js";
 
 export interface LeaderOptions {
@@ -24,6 +28,8 @@ export class LeaderElector {
   private readonly client: KubeClient;
   private readonly opts: LeaderOptions;
   private leading = false;
+  /** When the last successful acquire or renewal was sent (the renewTime it wrote). */
+  private renewedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private inFlight: Promise<void> = Promise.resolve();
@@ -33,8 +39,17 @@ export class LeaderElector {
     this.opts = opts;
   }
 
+  /** True while this replica holds the Lease and its last renewal is recent enough. */
   get isLeader(): boolean {
-    return this.leading;
+    return this.leading && this.now() < this.validUntil();
+  }
+
+  /**
+   * The end of this replica's leadership unless it renews: the lease duration after the last
+   * renewal, less a fifth of it for clock skew between replicas.
+   */
+  validUntil(): number {
+    return this.renewedAt + this.duration * 800;
   }
 
   private get duration(): number {
@@ -84,6 +99,7 @@ export class LeaderElector {
           );
           await this.client.create(lease);
         }
+        this.renewedAt = now;
         this.setLeading(true);
         return true;
       }
@@ -113,6 +129,7 @@ export class LeaderElector {
           leaseTransitions: (s.leaseTransitions ?? 0) + (mine ? 0 : 1),
         },
       });
+      this.renewedAt = now;
       this.setLeading(true);
       return true;
     } catch (err) {

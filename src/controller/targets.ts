@@ -60,6 +60,8 @@ export function createApplier(
   hooks: {
     onChange?: (c: ObjectChange) => void;
     stopping?: () => boolean;
+    /** Asked before every write (leader election: false once leadership ended). */
+    mayWrite?: () => boolean;
     client?: KubeClient;
     /** What the run reads: a dir target may not be or hold one of these. */
     inputs?: readonly string[];
@@ -77,6 +79,7 @@ export function createApplier(
     namespace: controllerNamespace(client, cluster.namespace),
     ...(hooks.onChange !== undefined ? { onChange: hooks.onChange } : {}),
     ...(hooks.stopping !== undefined ? { stopping: hooks.stopping } : {}),
+    ...(hooks.mayWrite !== undefined ? { mayWrite: hooks.mayWrite } : {}),
     ...(hooks.backoff !== undefined ? { backoff: hooks.backoff } : {}),
   });
 }
