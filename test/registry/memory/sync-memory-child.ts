@@ -8,7 +8,7 @@ import { pino } from "pino";
 import { parseConfig } from "../../../src/registry/config/load.js";
 import { RegistryServer } from "../../../src/registry/server.js";
 
-const gc = (globalThis as { gc?: () => void }).gc;
+const gc = (globalThis as { gc?: (options?: { type: string; flavor: string }) => void }).gc;
 if (gc === undefined) throw new Error("start this script with --expose-gc");
 const path = process.argv[2] ?? "";
 const server = await RegistryServer.start(
@@ -28,9 +28,10 @@ process.on("message", (m) => {
   if (m === "measure") {
     void (async () => {
       // Several rounds, yielding between them: finalizers and weak references let go of what
-      // they hold only on the next cycle.
+      // they hold only on the next cycle. The last one as under memory pressure, which also
+      // hands V8's pooled free pages back, so that RSS shows what the process could return.
       for (let i = 0; i < 4; i++) {
-        gc();
+        gc(i < 3 ? undefined : { type: "major", flavor: "last-resort" });
         await new Promise((r) => setImmediate(r));
       }
       process.send?.({ ...process.memoryUsage(), wasm: wasmBytes() });
