@@ -38,7 +38,7 @@ export function runtimeIssues(kind: Kind, value: Record<string, unknown>): Runti
   }
   switch (kind) {
     case "VirtualMCPCompositeToolDefinition":
-      for (const i of workflowIssues(spec)) add(i.path, i.message);
+      for (const i of workflowIssues(spec, true)) add(i.path, i.message);
       break;
     case "VirtualMCPServer":
       virtualServerIssues(spec, add);
@@ -102,7 +102,13 @@ function virtualServerIssues(
   if (Array.isArray(tools)) {
     tools.forEach((tool, t) => {
       if (!isObject(tool)) return;
-      for (const i of workflowIssues(tool)) add(`/config/compositeTools/${t}${i.path}`, i.message);
+      for (const i of workflowIssues(tool, false)) {
+        add(
+          `/config/compositeTools/${t}${i.path}`,
+          i.message,
+          i.warning === true ? "warning" : "error",
+        );
+      }
     });
   }
   const optimizer = config?.optimizer;

@@ -8,6 +8,8 @@ export interface WorkflowIssue {
   /** JSON pointer relative to the composite tool. */
   path: string;
   message: string;
+  /** A warning where the spec leaves the rule to the operator (see workflowIssues). */
+  warning?: boolean;
 }
 
 interface Step {
@@ -16,13 +18,24 @@ interface Step {
   value: Record<string, unknown>;
 }
 
-/** The issues of one composite tool (a CompositeToolConfig). */
-export function workflowIssues(tool: Record<string, unknown>): WorkflowIssue[] {
+/**
+ * The issues of one composite tool (a CompositeToolConfig). A missing description is an error
+ * for a VirtualMCPCompositeToolDefinition (`definition`), which the reference operator marks
+ * Invalid without one, and a warning for a tool written inline in a virtual server, which the
+ * spec does not require one of.
+ */
+export function workflowIssues(
+  tool: Record<string, unknown>,
+  definition: boolean,
+): WorkflowIssue[] {
   const issues: WorkflowIssue[] = [];
   if (typeof tool.description !== "string" || tool.description.trim() === "") {
     issues.push({
       path: "/description",
-      message: "description is required: it is what clients are told the tool does",
+      message: definition
+        ? "description is required: it is what clients are told the tool does"
+        : "no description: clients are told nothing of what the tool does",
+      warning: !definition,
     });
   }
   if (!Array.isArray(tool.steps)) return issues;

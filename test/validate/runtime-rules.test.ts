@@ -72,14 +72,16 @@ describe("composite-tool workflows", () => {
     ]);
   });
 
-  it("checks a virtual server's inline composite tools too", async () => {
+  it("checks a virtual server's inline composite tools too (a missing description warns)", async () => {
+    const steps = [{ id: "a", tool: "x.y", onError: { action: "retry" } }];
     const vmcp = res("VirtualMCPServer", "v", {
       groupRef: "g",
       incomingAuth: { type: "anonymous" },
-      config: { groupRef: "g", compositeTools: [{ name: "t", steps: [{ id: "a", tool: "x.y" }] }] },
+      config: { groupRef: "g", compositeTools: [{ name: "t", steps }] },
     });
     expect(await runtime(vmcp)).toEqual([
-      "/spec/config/compositeTools/0/description: description is required: it is what clients are told the tool does",
+      "/spec/config/compositeTools/0/steps/0/onError/retryCount: retryCount must be at least 1 with action retry",
+      "/spec/config/compositeTools/0/description (warning): no description: clients are told nothing of what the tool does",
     ]);
   });
 });
