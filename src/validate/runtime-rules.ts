@@ -25,10 +25,21 @@ const POD_TEMPLATE_CONTAINER: Partial<Record<Kind, string>> = {
   VirtualMCPServer: "vmcp",
 };
 
+const NONE: readonly RuntimeIssue[] = [];
+
+/** The kinds with rules here besides inline authorization policies. */
+const RULED_KINDS: ReadonlySet<Kind> = new Set<Kind>([
+  "VirtualMCPCompositeToolDefinition",
+  "VirtualMCPServer",
+  "MCPTelemetryConfig",
+  "MCPServerEntry",
+]);
+
 /** The issues without the pod template's (see podTemplateRuntimeIssues). */
-export function runtimeIssues(kind: Kind, value: Record<string, unknown>): RuntimeIssue[] {
+export function runtimeIssues(kind: Kind, value: Record<string, unknown>): readonly RuntimeIssue[] {
   const spec = value.spec;
-  if (!isObject(spec)) return [];
+  // Most resources have nothing here: nothing is allocated for them.
+  if (!isObject(spec) || !(RULED_KINDS.has(kind) || spec.authzConfig !== undefined)) return NONE;
   const issues: RuntimeIssue[] = [];
   const add = (path: string, message: string, severity: "error" | "warning" = "error") =>
     issues.push({ path: `/spec${path}`, message, severity });
