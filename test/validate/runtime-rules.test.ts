@@ -1,9 +1,12 @@
 // The run-time level: rules the operator checks when it reconciles, which the API server does
 // not; each found by validate as a `runtime` issue at the field it concerns.
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cedarShapeError } from "../../src/validate/cedar-shape.js";
 import { privateEndpoint } from "../../src/validate/endpoint-guard.js";
-import { type Doc, checkDocs, issues, res } from "./helpers.js";
+import { type Doc, ROOT, checkDocs, issues, res, tempDir, yamlDocs } from "./helpers.js";
 
 const CTD = "VirtualMCPCompositeToolDefinition";
 
@@ -87,6 +90,39 @@ describe("composite-tool workflows", () => {
 });
 
 describe("pod templates", () => {
+  it("make synth refuse the input with validate's errors (exit 1), never crash", () => {
+    const dir = tempDir();
+    const bad = { spec: { containers: "mcp" } };
+    const file = join(dir, "bad.yaml");
+    writeFileSync(
+      file,
+      yamlDocs(
+        res("MCPServer", "s", { image: "i", podTemplateSpec: bad }),
+        res("EmbeddingServer", "e", { podTemplateSpec: bad }),
+        res("MCPRegistry", "r", { configYAML: "x: 1", podTemplateSpec: bad }),
+        res("MCPGroup", "g"),
+        res("VirtualMCPServer", "v", {
+          groupRef: "g",
+          incomingAuth: { type: "anonymous" },
+          podTemplateSpec: bad,
+        }),
+      ),
+    );
+    const run = spawnSync(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "synth", file, "-o", "yaml"],
+      { encoding: "utf8", timeout: 60_000 },
+    );
+    expect(run.status).toBe(1);
+    // The errors are printed as validate prints them; nothing is rendered.
+    expect(run.stderr).toContain("synth: invalid input; nothing written");
+    expect(run.stderr + run.stdout).not.toContain("TypeError");
+    const lines = run.stdout
+      .split("\n")
+      .filter((l) => l.includes("/spec/podTemplateSpec/spec/containers: must be array"));
+    expect(lines).toHaveLength(4);
+  });
+
   it("refuses a template that is not a PodTemplateSpec, on every kind that has one", async () => {
     const bad = { spec: { containers: "mcp" } };
     const docs = [
