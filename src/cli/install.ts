@@ -7,6 +7,7 @@ import { type InstallOptions, installFiles } from "../synth/install.js";
 import { toYaml } from "../synth/render.js";
 import { writeOutputDir } from "../synth/output-dir.js";
 import { parseCommandArgs, usageError } from "./args.js";
+import { writeText } from "./write.js";
 
 const USAGE = `Usage: mcpfleet install --export [options]
 
@@ -130,10 +131,6 @@ export async function main(argv: string[]): Promise<number> {
     );
     return 0;
   }
-  await new Promise<void>((resolve, reject) =>
-    process.stdout.write([...files.values()].join("---\n"), (err) =>
-      err && (err as NodeJS.ErrnoException).code !== "EPIPE" ? reject(err) : resolve(),
-    ),
-  );
+  await writeText(process.stdout, [...files.values()].join("---\n"));
   return 0;
 }

@@ -12,6 +12,7 @@ import { renderFiles } from "../synth/output.js";
 import { checkOutputDir, writeOutputDir } from "../synth/output-dir.js";
 import { computeStatuses } from "../synth/status.js";
 import { DEFAULT_OPTIONS, exitCode, formatReport } from "../validate/index.js";
+import { writeText } from "./write.js";
 
 const USAGE = `Usage: mcpfleet synth [options] [PATH|-]...
 
@@ -49,15 +50,6 @@ See docs/synth.md.`;
 /** Formats `-o` prints to standard output. */
 const PRINT_FORMATS = ["yaml", "json"] as const;
 type PrintFormat = (typeof PRINT_FORMATS)[number];
-
-function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  if (text === "") return Promise.resolve();
-  return new Promise((resolve, reject) =>
-    stream.write(text, (err) =>
-      err && (err as NodeJS.ErrnoException).code !== "EPIPE" ? reject(err) : resolve(),
-    ),
-  );
-}
 
 /** Where the run's output goes: a directory, or standard output in a format. */
 type Destination = { dir: string } | { print: PrintFormat };
@@ -168,14 +160,14 @@ export async function main(argv: string[]): Promise<number> {
   const report = formatReport(loaded.report, "text", { summary: false, color: false });
   const where = "dir" in to ? to.dir : "standard output";
   if (!loaded.valid) {
-    await write(process.stdout, report);
-    await write(process.stderr, `synth: invalid input; nothing written to ${where}\n`);
+    await writeText(process.stdout, report);
+    await writeText(process.stderr, `synth: invalid input; nothing written to ${where}\n`);
     return Math.max(exitCode(loaded.report), 1);
   }
   // Warnings do not stop synthesis; they are shown as validate shows them.
-  await write(process.stderr, report);
+  await writeText(process.stderr, report);
   if (loaded.resources.length === 0) {
-    await write(
+    await writeText(
       process.stderr,
       `synth: no resources found in ${describeInputs(chosen)}; nothing written to ${where}\n`,
     );
@@ -188,24 +180,24 @@ export async function main(argv: string[]): Promise<number> {
   });
   progress.done();
   if ("print" in to) {
-    await write(process.stdout, printable(rendered.files, to.print));
+    await writeText(process.stdout, printable(rendered.files, to.print));
   } else {
     const outcome = writeOutputDir(to.dir, rendered.files, guard);
     if (values.status) {
       const statuses = computeStatuses(new ResourceSet(loaded.resources));
-      await write(
+      await writeText(
         process.stdout,
         statuses.map((s) => stringify(s, { lineWidth: 0 })).join("---\n"),
       );
     }
     const removed = outcome.removed.length > 0 ? `, ${outcome.removed.length} removed` : "";
-    await write(
+    await writeText(
       process.stderr,
       `synth: ${loaded.resources.length} resource(s) -> ${rendered.objects} object(s) in ${rendered.namespaces} namespace file(s); ${to.dir}: ${outcome.written.length} file(s) written, ${outcome.unchanged.length} unchanged${removed}\n`,
     );
     return 0;
   }
-  await write(
+  await writeText(
     process.stderr,
     `synth: ${loaded.resources.length} resource(s) -> ${rendered.objects} object(s) written to ${where}\n`,
   );

@@ -5,6 +5,7 @@ import { UNKNOWN_FIELDS, type UnknownFields } from "../validate/types.js";
 import { parseCommandArgs } from "./args.js";
 import { chooseInputs, describeInputs } from "./inputs.js";
 import { progressLine } from "./progress.js";
+import { writeText } from "./write.js";
 import {
   DEFAULT_OPTIONS,
   FORMATS,
@@ -116,12 +117,7 @@ export async function main(argv: string[]): Promise<number> {
     summary: values.summary,
     color: values.output === "text" && useColor(values.color),
   });
-  // A reader gone before the end (EPIPE, see main.ts) takes nothing from the verdict.
-  await new Promise<void>((resolve, reject) =>
-    process.stdout.write(text, (err) =>
-      err && (err as NodeJS.ErrnoException).code !== "EPIPE" ? reject(err) : resolve(),
-    ),
-  );
+  await writeText(process.stdout, text);
   return exitCode(report, { allowEmpty: values["allow-empty"] });
 }
 
