@@ -8,6 +8,13 @@ import { describe, expect, it } from "vitest";
 import { examples, runCli } from "./helpers.js";
 
 const work = mkdtempSync(join(tmpdir(), "mcpfleet-cli-"));
+/** `registry serve` with the anonymous example configuration; tests add their flags. */
+const SERVE_EXAMPLE = [
+  "registry",
+  "serve",
+  "--config",
+  join(examples, "registry", "config-anonymous.yaml"),
+];
 
 /** A kubeconfig whose server refuses connections (nothing listens on port 1 of loopback). */
 function refusedKubeconfig(): string {
@@ -73,14 +80,7 @@ describe("usage errors: one form, exit 2, a suggestion when close", () => {
   });
 
   it("a bad duration is a usage error in every command", async () => {
-    const registry = await runCli([
-      "registry",
-      "serve",
-      "--config",
-      join(examples, "registry", "config-anonymous.yaml"),
-      "--request-timeout",
-      "5",
-    ]);
+    const registry = await runCli([...SERVE_EXAMPLE, "--request-timeout", "5"]);
     const controller = await runCli(["controller", "--repo", "file:///x", "--interval", "5"]);
     for (const [name, r] of [
       ["registry", registry],
@@ -144,14 +144,7 @@ describe("failures: one line naming the thing, exit 1", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      const r = await runCli([
-        "registry",
-        "serve",
-        "--config",
-        join(examples, "registry", "config-anonymous.yaml"),
-        "--port",
-        String(port),
-      ]);
+      const r = await runCli([...SERVE_EXAMPLE, "--port", String(port)]);
       expect(r.status).toBe(1);
       const last = r.stderr.trim().split("\n").at(-1);
       expect(last).toBe(
@@ -209,28 +202,12 @@ spec: {}
 
 describe("registry serve --first-sync-deadline", () => {
   it("takes a duration and refuses anything else as a usage error", async () => {
-    const r = await runCli([
-      "registry",
-      "serve",
-      "--config",
-      join(examples, "registry", "config-anonymous.yaml"),
-      "--first-sync-deadline",
-      "soon",
-      "--check",
-    ]);
+    const r = await runCli([...SERVE_EXAMPLE, "--first-sync-deadline", "soon", "--check"]);
     expect(r.status).toBe(2);
     expect(oneLine(r.stderr)).toMatch(
       /^mcpfleet: registry: --first-sync-deadline: "soon" is not a duration/,
     );
-    const ok = await runCli([
-      "registry",
-      "serve",
-      "--config",
-      join(examples, "registry", "config-anonymous.yaml"),
-      "--first-sync-deadline",
-      "30s",
-      "--check",
-    ]);
+    const ok = await runCli([...SERVE_EXAMPLE, "--first-sync-deadline", "30s", "--check"]);
     expect(ok.status, ok.stderr).toBe(0);
   });
 });

@@ -47,27 +47,21 @@ describe.skipIf(noCluster())("Namespaces in synth's output", () => {
 
 describe("synth --no-namespaces", () => {
   it("leaves them out", async () => {
-    const r = await runCli([
-      "synth",
-      join(examples, "resources"),
-      "-n",
-      "team",
-      "-o",
-      "yaml",
-      "--no-install",
-      "--no-namespaces",
-    ]);
+    const synthYaml = (...flags: string[]) =>
+      runCli([
+        "synth",
+        join(examples, "resources"),
+        "-n",
+        "team",
+        "-o",
+        "yaml",
+        "--no-install",
+        ...flags,
+      ]);
+    const r = await synthYaml("--no-namespaces");
     expect(r.status).toBe(0);
     expect(r.stdout).not.toContain("kind: Namespace");
-    const withNs = await runCli([
-      "synth",
-      join(examples, "resources"),
-      "-n",
-      "team",
-      "-o",
-      "yaml",
-      "--no-install",
-    ]);
+    const withNs = await synthYaml();
     expect(withNs.stdout.indexOf("kind: Namespace")).toBe(withNs.stdout.indexOf("kind: "));
   });
 });
