@@ -81,4 +81,15 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX entries_search_trgm ON entries USING gin (search gin_trgm_ops);
 `,
   },
+  {
+    version: 3,
+    name: "version lifecycle status",
+    // `status` (active | deprecated | deleted) is in the first migration; a status change
+    // records why and when.
+    sql: `
+ALTER TABLE entries ADD COLUMN status_message text;
+
+ALTER TABLE entries ADD COLUMN status_changed_at timestamptz;
+`,
+  },
 ];

@@ -41,6 +41,11 @@ export interface SyncStatus {
   contentHash?: string;
 }
 
+/** A version's lifecycle status (the official registry's): deleted versions are hidden by default. */
+export type EntryStatus = "active" | "deprecated" | "deleted";
+
+export const ENTRY_STATUSES: readonly EntryStatus[] = ["active", "deprecated", "deleted"];
+
 export interface StoredEntry {
   source: string;
   name: string;
@@ -48,6 +53,11 @@ export interface StoredEntry {
   server: ServerJson;
   claims?: Claims;
   status: string;
+  /** Why the status was set, as given to setVersionStatus. */
+  statusMessage?: string;
+  /** When setVersionStatus last changed the status or its message. */
+  statusChangedAt?: string;
+  /** The latest non-deleted version of its name (the highest semver, stable before pre-release). */
   isLatest: boolean;
   publishedAt: string;
   updatedAt: string;
@@ -60,6 +70,15 @@ export interface ListQuery {
   search?: string;
   updatedSince?: Date;
   latestOnly?: boolean;
+  /** Only this exact version. */
+  version?: string;
+  /** Deleted versions too (hidden by default). */
+  includeDeleted?: boolean;
+}
+
+export interface VersionsQuery {
+  /** Deleted versions too (hidden by default). */
+  includeDeleted?: boolean;
 }
 
 function iso(v: unknown): string {
@@ -165,8 +184,8 @@ export function latestVersion(versions: string[]): string | undefined {
   return best;
 }
 
-const ENTRY_COLUMNS = `e.source, e.name, e.version, e.server, e.claims, e.status, e.is_latest,
-  e.published_at, e.updated_at`;
+const ENTRY_COLUMNS = `e.source, e.name, e.version, e.server, e.claims, e.status,
+  e.status_message, e.status_changed_at, e.is_latest, e.published_at, e.updated_at`;
 
 function toEntry(r: Record<string, unknown>): StoredEntry {
   const e: StoredEntry = {
@@ -180,6 +199,9 @@ function toEntry(r: Record<string, unknown>): StoredEntry {
     updatedAt: iso(r.updated_at),
   };
   if (r.claims !== null && r.claims !== undefined) e.claims = r.claims as Claims;
+  if (typeof r.status_message === "string") e.statusMessage = r.status_message;
+  const changed = isoOpt(r.status_changed_at);
+  if (changed !== undefined) e.statusChangedAt = changed;
   return e;
 }
 
@@ -498,7 +520,8 @@ export class Store {
     for (;;) {
       const pairs = await this.db.query<{ name: string; versions: string[] }>(
         `SELECT name, array_agg(version) AS versions FROM entries_staging
-         WHERE sync_id = $1 AND name > $2 GROUP BY name HAVING count(*) > 1
+         WHERE sync_id = $1 AND name > $2 AND status <> 'deleted' GROUP BY name
+         HAVING count(*) > 1
          ORDER BY name LIMIT 2000`,
         [syncId, lastName],
       );
@@ -536,8 +559,9 @@ export class Store {
         `INSERT INTO entries (source, name, version, server, search, claims, status, digest,
            is_latest)
          SELECT $2, st.name, st.version, st.server, st.search, st.claims, st.status, st.digest,
-           st.is_latest OR NOT EXISTS (SELECT 1 FROM entries_staging o
-             WHERE o.sync_id = $1 AND o.name = st.name AND o.version <> st.version)
+           st.is_latest OR (st.status <> 'deleted' AND NOT EXISTS (SELECT 1 FROM entries_staging o
+             WHERE o.sync_id = $1 AND o.name = st.name AND o.version <> st.version
+               AND o.status <> 'deleted'))
          FROM entries_staging st WHERE st.sync_id = $1
          ON CONFLICT (source, name, version) DO UPDATE SET server = EXCLUDED.server,
            search = EXCLUDED.search, claims = EXCLUDED.claims, status = EXCLUDED.status,
@@ -589,8 +613,8 @@ export class Store {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
         `mcpfleet-entry:${source}:${entry.name}`,
       ]);
-      const prev = await tx.query<{ version: string; claims: Claims | null }>(
-        `SELECT version, claims FROM entries WHERE source = $1 AND name = $2
+      const prev = await tx.query<{ version: string; claims: Claims | null; status: string }>(
+        `SELECT version, claims, status FROM entries WHERE source = $1 AND name = $2
          ORDER BY published_at, version`,
         [source, entry.name],
       );
@@ -608,7 +632,9 @@ export class Store {
           `every version of ${entry.name} must carry the claims of its first version`,
         );
       }
-      const latest = latestVersion([...rows.map((p) => p.version), entry.version]);
+      const latest = latestVersion(
+        liveVersions([...rows, { version: entry.version, status: entry.status }]),
+      );
       const isLatest = latest === entry.version;
       const r = await tx.query(
         `INSERT INTO entries (source, name, version, server, search, claims, status, digest,
@@ -639,17 +665,60 @@ export class Store {
         [source, name, version],
       );
       if (r.rows.length === 0) return false;
-      const rest = await tx.query<{ version: string }>(
-        `SELECT version FROM entries WHERE source = $1 AND name = $2`,
-        [source, name],
-      );
-      await recomputeLatest(
-        tx,
-        source,
-        name,
-        rest.rows.map((x) => x.version),
-      );
+      await recomputeLatest(tx, source, name);
       return true;
+    });
+  }
+
+  /**
+   * Sets the lifecycle status of one version of a name in a source, or of all its versions
+   * (`version` "all"), with an optional message (cleared when absent). A version whose status
+   * and message change gets statusChangedAt and updatedAt now; the latest version is
+   * recomputed, a deleted one never being latest. Returns the versions named, after the change,
+   * highest first: empty when there are none.
+   */
+  async setVersionStatus(
+    source: string,
+    name: string,
+    version: string,
+    status: EntryStatus,
+    message?: string,
+  ): Promise<StoredEntry[]> {
+    const msg = message === undefined ? null : printable(message).slice(0, 2000);
+    return this.write(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
+        `mcpfleet-entry:${source}:${name}`,
+      ]);
+      const all = version === "all";
+      const rows = await tx.query<{
+        version: string;
+        server: unknown;
+        claims: Claims | null;
+        status: string;
+        status_message: string | null;
+      }>(
+        `SELECT version, server, claims, status, status_message FROM entries
+         WHERE source = $1 AND name = $2${all ? "" : " AND version = $3"}`,
+        all ? [source, name] : [source, name, version],
+      );
+      for (const r of rows.rows) {
+        if (r.status === status && r.status_message === msg) continue;
+        const json = JSON.stringify(r.server);
+        await tx.query(
+          `UPDATE entries SET status = $4, status_message = $5, digest = $6,
+             status_changed_at = now(), updated_at = now()
+           WHERE source = $1 AND name = $2 AND version = $3`,
+          [source, name, r.version, status, msg, digestOfJson(json, r.claims ?? undefined, status)],
+        );
+      }
+      if (rows.rows.length === 0) return [];
+      await recomputeLatest(tx, source, name);
+      const out = await tx.query(
+        `SELECT ${ENTRY_COLUMNS} FROM entries e
+         WHERE e.source = $1 AND e.name = $2${all ? "" : " AND e.version = $3"}`,
+        all ? [source, name] : [source, name, version],
+      );
+      return out.rows.map(toEntry).sort((a, b) => compareVersions(b.version, a.version));
     });
   }
 
@@ -672,6 +741,11 @@ export class Store {
       where.push(`e.updated_at > $${params.length}::timestamptz`);
     }
     if (q.latestOnly === true) where.push(`e.is_latest`);
+    if (q.version !== undefined) {
+      params.push(q.version);
+      where.push(`e.version = $${params.length}`);
+    }
+    if (q.includeDeleted !== true) where.push(`e.status <> 'deleted'`);
     params.push(q.limit);
     const r = await this.db.query(
       `SELECT ${ENTRY_COLUMNS} FROM entries e WHERE ${where.join(" AND ")}
@@ -681,10 +755,19 @@ export class Store {
     return r.rows.map(toEntry);
   }
 
-  /** Every version of a name in a registry view (from the first source that has it). */
-  async listVersions(sources: string[], name: string): Promise<StoredEntry[]> {
+  /**
+   * Every version of a name in a registry view (from the first source that has it), highest
+   * semver first.
+   */
+  async listVersions(
+    sources: string[],
+    name: string,
+    q: VersionsQuery = {},
+  ): Promise<StoredEntry[]> {
+    const live = q.includeDeleted === true ? "" : ` AND e.status <> 'deleted'`;
     const r = await this.db.query(
-      `SELECT ${ENTRY_COLUMNS} FROM entries e WHERE e.name = $2 AND ${viewCondition(sources)}`,
+      `SELECT ${ENTRY_COLUMNS} FROM entries e
+       WHERE e.name = $2 AND ${viewCondition(sources)}${live}`,
       [sources, name],
     );
     return r.rows.map(toEntry).sort((a, b) => compareVersions(b.version, a.version));
@@ -709,16 +792,21 @@ function sameClaims(a: Claims | undefined, b: Claims | undefined): boolean {
   return norm(a) === norm(b);
 }
 
-async function recomputeLatest(
-  tx: Queryable,
-  source: string,
-  name: string,
-  versions: string[],
-): Promise<void> {
-  const latest = latestVersion(versions) ?? null;
+/** The versions that may be latest: every one not deleted. */
+function liveVersions(rows: readonly { version: string; status: string }[]): string[] {
+  return rows.filter((r) => r.status !== "deleted").map((r) => r.version);
+}
+
+/** Marks the latest live version of a name (none when every version is deleted). */
+async function recomputeLatest(tx: Queryable, source: string, name: string): Promise<void> {
+  const rest = await tx.query<{ version: string; status: string }>(
+    `SELECT version, status FROM entries WHERE source = $1 AND name = $2`,
+    [source, name],
+  );
+  const latest = latestVersion(liveVersions(rest.rows)) ?? null;
   await tx.query(
-    `UPDATE entries SET is_latest = (version = $3), updated_at =
-       CASE WHEN is_latest <> (version = $3) THEN now() ELSE updated_at END
+    `UPDATE entries SET is_latest = coalesce(version = $3, false), updated_at =
+       CASE WHEN is_latest <> coalesce(version = $3, false) THEN now() ELSE updated_at END
      WHERE source = $1 AND name = $2`,
     [source, name, latest],
   );
