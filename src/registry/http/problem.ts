@@ -55,3 +55,6 @@ export const PROBLEM_SCHEMA = {
   },
   additionalProperties: true,
 } as const;
+
+/** Seconds a client should wait before retrying while the store is unavailable. */
+export const RETRY_AFTER_SECONDS = "5";

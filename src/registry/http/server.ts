@@ -15,11 +15,15 @@ import type { LocationPolicy } from "../sources/location.js";
 import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
 import { registerAuthRoutes } from "../auth/routes.js";
-import { registerAdmin } from "./admin.js";
+import { registryRoutes } from "./admin-registries.js";
+import { sourceRoutes } from "./admin-sources.js";
 import type { Authorizer } from "./auth.js";
-import { registerConsumer } from "./consumer.js";
+import { consumerRoutes } from "./consumer.js";
+import type { RouteContext } from "./context.js";
 import type { RegistryMetrics } from "./metrics.js";
-import { PROBLEM_SCHEMA, problemOf, sendProblem } from "./problem.js";
+import { publicRoutes } from "./public.js";
+import { publishRoutes } from "./publish.js";
+import { PROBLEM_SCHEMA, problemOf, RETRY_AFTER_SECONDS, sendProblem } from "./problem.js";
 import { ViewCache } from "./views.js";
 
 export interface HttpOptions {
@@ -44,9 +48,6 @@ export interface HttpOptions {
 
 /** Longest path parameter (a server name is at most 200 characters, a version 255). */
 const MAX_PARAM_LENGTH = 500;
-
-/** Seconds a client should wait before retrying while the store is unavailable. */
-const RETRY_AFTER_SECONDS = "5";
 
 // The spec's public paths. /metrics is not among them: in oauth mode it needs a token unless
 // auth.publicPaths lists it (as scrapers usually need).
@@ -150,7 +151,6 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     },
   });
 
-  const views = new ViewCache(opts.store);
   const extraPublic = opts.authorizer.publicPaths();
 
   app.addHook("onRequest", async (req) => {
@@ -250,145 +250,33 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     ),
   );
 
-  const pub = { tags: ["public"] };
-  app.get(
-    "/health",
-    {
-      schema: {
-        ...pub,
-        summary: "Liveness probe",
-        response: {
-          200: { type: "object", properties: { status: { type: "string", const: "ok" } } },
-        },
-      },
-    },
-    () => Promise.resolve({ status: "ok" }),
-  );
-  const startedAt = Date.now();
-  const firstSyncDeadline = opts.firstSyncDeadlineMs ?? 120_000;
-  let firstSyncsDone = false;
-  app.get(
-    "/readiness",
-    {
-      schema: {
-        ...pub,
-        summary: "Readiness probe",
-        description:
-          "200 when the store answers and the synced sources have completed their first sync attempt after start-up (or the first-sync deadline has passed; sources created later do not close the gate again); else 503 with Retry-After. The reason is in the server's log, not in the answer.",
-        response: {
-          200: { type: "object", properties: { status: { type: "string", const: "ready" } } },
-          503: { type: "object", properties: { status: { type: "string", const: "not ready" } } },
-        },
-      },
-    },
-    async (req, reply) => {
-      const notReady = (reason: string, err?: unknown) => {
-        req.log.warn({ err, reason }, "not ready");
-        return reply
-          .code(503)
-          .header("retry-after", RETRY_AFTER_SECONDS)
-          .header("cache-control", "no-store")
-          .send({ status: "not ready" });
-      };
-      try {
-        await opts.store.ping();
-      } catch (err) {
-        return notReady("store unreachable", err);
-      }
-      // The gate is for start-up only: once open it stays open, so a source created later
-      // through the admin API does not take a serving replica out of rotation.
-      if (!firstSyncsDone) {
-        if (!opts.scheduler.allAttempted() && Date.now() - startedAt < firstSyncDeadline) {
-          return notReady(`first sync pending: ${opts.scheduler.pending().join(", ")}`);
-        }
-        firstSyncsDone = true;
-      }
-      return { status: "ready" };
-    },
-  );
-  app.get(
-    "/version",
-    {
-      schema: {
-        ...pub,
-        summary: "Version information",
-        response: {
-          200: {
-            type: "object",
-            properties: {
-              name: { type: "string" },
-              version: { type: "string" },
-              node: { type: "string" },
-              store: { type: "string" },
-            },
-          },
-        },
-      },
-    },
-    () =>
-      Promise.resolve({
-        name: "mcpfleet-registry",
-        version: projectVersion(),
-        node: process.version,
-        store: opts.store.driver,
-      }),
-  );
-  app.get(
-    "/metrics",
-    {
-      schema: {
-        ...pub,
-        summary: "Prometheus metrics",
-        description:
-          "In oauth mode a token is needed unless auth.publicPaths lists /metrics (401 without).",
-        produces: ["text/plain"],
-        response: { 200: { type: "string" }, 401: { $ref: "Problem#" } },
-      },
-    },
-    async (_req, reply) => {
-      try {
-        const status = await opts.store.listStatus();
-        opts.metrics.entries.reset();
-        for (const [source, s] of status) opts.metrics.entries.set({ source }, s.entryCount);
-      } catch {
-        // The store is down: serve the other metrics anyway.
-      }
-      return reply
-        .header("content-type", opts.metrics.registry.contentType)
-        .send(await opts.metrics.registry.metrics());
-    },
-  );
-  let openapi: string | undefined;
-  app.get(
-    "/openapi.json",
-    {
-      schema: {
-        ...pub,
-        summary: "This API's OpenAPI 3.1 description",
-        response: { 200: { type: "object", additionalProperties: true } },
-      },
-    },
-    async (_req, reply) => {
-      openapi ??= JSON.stringify(app.swagger());
-      return reply
-        .header("content-type", "application/json; charset=utf-8")
-        .header("cache-control", "public, max-age=300")
-        .send(openapi);
-    },
-  );
-
-  registerAuthRoutes(app, opts.authorizer);
-  registerConsumer(app, {
-    store: opts.store,
-    views,
-    authorizer: opts.authorizer,
-    maxMetaSize: opts.maxMetaSize,
-  });
-  registerAdmin(app, {
+  await app.register(publicRoutes, {
     store: opts.store,
     scheduler: opts.scheduler,
-    authorizer: opts.authorizer,
-    locations: opts.locations,
+    metrics: opts.metrics,
+    ...(opts.firstSyncDeadlineMs !== undefined
+      ? { firstSyncDeadlineMs: opts.firstSyncDeadlineMs }
+      : {}),
   });
+  registerAuthRoutes(app, opts.authorizer);
+  const ctx: RouteContext = {
+    store: opts.store,
+    views: new ViewCache(opts.store),
+    scheduler: opts.scheduler,
+    authorizer: opts.authorizer,
+    maxMetaSize: opts.maxMetaSize,
+    locations: opts.locations,
+  };
+  // Each registry's API under both spellings of its prefix; the second is left out of the
+  // OpenAPI document.
+  for (const [prefix, hide] of [
+    ["/:registry/v0.1", false],
+    ["/registry/:registry/v0.1", true],
+  ] as const) {
+    await app.register(consumerRoutes, { ...ctx, hide, prefix });
+    await app.register(publishRoutes, { ...ctx, hide, prefix });
+  }
+  await app.register(sourceRoutes, ctx);
+  await app.register(registryRoutes, ctx);
   return app;
 }

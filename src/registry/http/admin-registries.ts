@@ -1,0 +1,138 @@
+// Admin routes of registries: list, get, create or replace (PUT), delete. Registries from the
+// configuration file are read-only here (403); deleting a registry keeps its sources.
+import type { FastifyPluginCallback } from "fastify";
+import type { RegistryRecord } from "../store/store.js";
+import { validateAdminBody } from "./admin-body.js";
+import {
+  authorizeExisting,
+  claimsOf,
+  loadAuthorized,
+  refuseConfigDefined,
+  REGISTRY,
+  type RouteContext,
+} from "./context.js";
+import { fail } from "./problem.js";
+import { ERR, ERRORS, NAME_PARAM, REGISTRY_VIEW } from "./schemas.js";
+
+function registryView(r: RegistryRecord): Record<string, unknown> {
+  return { ...r, readOnly: r.origin === "config" };
+}
+
+export const registryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {
+  const { store, authorizer } = ctx;
+  const tags = ["admin"];
+
+  app.get(
+    "/v1/registries",
+    {
+      schema: {
+        tags,
+        summary: "List registries",
+        response: {
+          200: {
+            type: "object",
+            properties: { registries: { type: "array", items: REGISTRY_VIEW } },
+          },
+          ...ERRORS,
+        },
+      },
+    },
+    async (req) => {
+      authorizer.authorize(req.principal, { kind: "manageRegistries" });
+      return {
+        registries: (await store.listRegistries())
+          .filter((r) => authorizer.resourceVisible(req.principal, r.claims))
+          .map(registryView),
+      };
+    },
+  );
+
+  app.get<{ Params: { name: string } }>(
+    "/v1/registries/:name",
+    {
+      schema: {
+        tags,
+        summary: "Get a registry",
+        params: NAME_PARAM,
+        response: { 200: REGISTRY_VIEW, ...ERRORS },
+      },
+    },
+    async (req) =>
+      registryView(await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name)),
+  );
+
+  app.put<{ Params: { name: string }; Body: Record<string, unknown> }>(
+    "/v1/registries/:name",
+    {
+      schema: {
+        tags,
+        summary: "Create or replace a registry",
+        description:
+          "The body is a registry as in the configuration file: `sources` (ordered names of existing sources) and optional `claims`. Registries from the configuration file cannot be changed (403).",
+        params: NAME_PARAM,
+        body: { type: "object", additionalProperties: true },
+        response: {
+          200: REGISTRY_VIEW,
+          201: REGISTRY_VIEW,
+          ...ERRORS,
+          409: ERR,
+          413: ERR,
+          415: ERR,
+        },
+      },
+    },
+    async (req, reply) => {
+      const name = req.params.name;
+      authorizer.authorize(req.principal, { kind: "manageRegistries" });
+      const body = validateAdminBody("Registry", req.body, name);
+      const claims = claimsOf(body.claims);
+      const existing = await store.getRegistry(name);
+      if (existing !== undefined) authorizeExisting(ctx, req.principal, REGISTRY, existing);
+      authorizer.authorize(req.principal, {
+        kind: "manageRegistries",
+        ...(claims ? { claims } : {}),
+      });
+      refuseConfigDefined(REGISTRY, existing, "change");
+      // A source the caller may not see is reported as unknown, exactly as a missing one is.
+      const sources = body.sources as string[];
+      const hidden = [];
+      for (const src of sources) {
+        const s = await store.getSource(src);
+        if (
+          s !== undefined &&
+          !authorizer.resourceVisible(req.principal, claimsOf(s.config.claims))
+        )
+          hidden.push(src);
+      }
+      if (hidden.length > 0) {
+        fail(
+          "ERR_INVALID_RESOURCE",
+          `registry "${name}" names unknown source(s): ${hidden.join(", ")}`,
+        );
+      }
+      const { created } = await store.putRegistry(name, sources, claims, "api");
+      return reply
+        .code(created ? 201 : 200)
+        .send(registryView((await store.getRegistry(name)) as RegistryRecord));
+    },
+  );
+
+  app.delete<{ Params: { name: string } }>(
+    "/v1/registries/:name",
+    {
+      schema: {
+        tags,
+        summary: "Delete a registry (its sources stay)",
+        params: NAME_PARAM,
+        response: { 204: { type: "null", description: "Deleted" }, ...ERRORS },
+      },
+    },
+    async (req, reply) => {
+      const r = await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name);
+      refuseConfigDefined(REGISTRY, r, "remove");
+      await store.deleteRegistry(r.name);
+      return reply.code(204).send();
+    },
+  );
+  done();
+};

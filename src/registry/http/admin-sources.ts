@@ -1,0 +1,190 @@
+// Admin routes of sources: list, get, create or replace (PUT), delete, and sync now. Sources
+// from the configuration file are read-only here (403).
+import type { FastifyPluginCallback } from "fastify";
+import { McpfleetError } from "../../errors.js";
+import { sourceKind, type SourceConfig } from "../config/types.js";
+import { checkLocation, locationKey } from "../sources/location.js";
+import type { SourceRecord, SyncStatus } from "../store/store.js";
+import { validateAdminBody } from "./admin-body.js";
+import {
+  authorizeExisting,
+  claimsOf,
+  loadAuthorized,
+  refuseConfigDefined,
+  SOURCE,
+  type RouteContext,
+} from "./context.js";
+import { fail } from "./problem.js";
+import { ERR, ERRORS, NAME_PARAM, SOURCE_VIEW } from "./schemas.js";
+
+function sourceView(s: SourceRecord, status: SyncStatus | undefined): Record<string, unknown> {
+  return {
+    name: s.name,
+    kind: s.kind,
+    origin: s.origin,
+    readOnly: s.origin === "config",
+    config: { name: s.name, ...s.config },
+    status: status ?? { phase: "Pending", entryCount: 0 },
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {
+  const { store, scheduler, authorizer } = ctx;
+  const tags = ["admin"];
+
+  app.get(
+    "/v1/sources",
+    {
+      schema: {
+        tags,
+        summary: "List sources",
+        response: {
+          200: { type: "object", properties: { sources: { type: "array", items: SOURCE_VIEW } } },
+          ...ERRORS,
+        },
+      },
+    },
+    async (req) => {
+      authorizer.authorize(req.principal, { kind: "manageSources" });
+      const [sources, status] = await Promise.all([store.listSources(), store.listStatus()]);
+      return {
+        sources: sources
+          .filter((s) => authorizer.resourceVisible(req.principal, claimsOf(s.config.claims)))
+          .map((s) => sourceView(s, status.get(s.name))),
+      };
+    },
+  );
+
+  app.get<{ Params: { name: string } }>(
+    "/v1/sources/:name",
+    {
+      schema: {
+        tags,
+        summary: "Get a source with its sync status",
+        params: NAME_PARAM,
+        response: { 200: SOURCE_VIEW, ...ERRORS },
+      },
+    },
+    async (req) => {
+      const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
+      return sourceView(s, await store.getStatus(s.name));
+    },
+  );
+
+  app.put<{ Params: { name: string }; Body: Record<string, unknown> }>(
+    "/v1/sources/:name",
+    {
+      schema: {
+        tags,
+        summary: "Create or replace a source",
+        description:
+          "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (409).",
+        params: NAME_PARAM,
+        body: { type: "object", additionalProperties: true },
+        response: { 200: SOURCE_VIEW, 201: SOURCE_VIEW, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
+      },
+    },
+    async (req, reply) => {
+      const name = req.params.name;
+      // The role before the body: a caller without it costs no validation work.
+      authorizer.authorize(req.principal, { kind: "manageSources" });
+      const cfg = validateAdminBody("Source", req.body, name) as unknown as SourceConfig;
+      const claims = claimsOf(cfg.claims);
+      const existing = await store.getSource(name);
+      if (existing !== undefined) authorizeExisting(ctx, req.principal, SOURCE, existing);
+      authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
+      refuseConfigDefined(SOURCE, existing, "change");
+      await checkLocation(cfg, ctx.locations.policy, ctx.locations.baseDir);
+      // Another tenant's data stays theirs: a location some source reads may be read by a new
+      // one only when the caller also manages that source.
+      const key = locationKey(cfg, ctx.locations.baseDir);
+      if (key !== undefined) {
+        for (const other of await store.listSources()) {
+          if (other.name === name) continue;
+          const otherCfg = { ...(other.config as unknown as SourceConfig), name: other.name };
+          if (
+            locationKey(otherCfg, ctx.locations.baseDir) === key &&
+            !authorizer.resourceVisible(req.principal, claimsOf(other.config.claims))
+          ) {
+            fail(
+              "ERR_SOURCE_LOCATION_REFUSED",
+              "a source you do not manage reads this location; ask its administrator",
+            );
+          }
+        }
+      }
+      const kind = sourceKind(cfg);
+      if (kind === "managed") {
+        const other = (await store.listSources()).find(
+          (s) => s.kind === "managed" && s.name !== name,
+        );
+        if (other !== undefined) {
+          throw new McpfleetError(
+            "ERR_INVALID_RESOURCE",
+            `source "${other.name}" is already the managed source; at most one source is managed`,
+          );
+        }
+      }
+      const { name: _n, ...config } = cfg;
+      const { created } = await store.putSource(name, kind, config, "api");
+      await scheduler.reconcile();
+      const s = await store.getSource(name);
+      return reply
+        .code(created ? 201 : 200)
+        .send(sourceView(s as SourceRecord, await store.getStatus(name)));
+    },
+  );
+
+  app.delete<{ Params: { name: string } }>(
+    "/v1/sources/:name",
+    {
+      schema: {
+        tags,
+        summary: "Delete a source and its entries",
+        params: NAME_PARAM,
+        response: { 204: { type: "null", description: "Deleted" }, ...ERRORS, 409: ERR },
+      },
+    },
+    async (req, reply) => {
+      const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
+      refuseConfigDefined(SOURCE, s, "remove");
+      await store.deleteSource(s.name);
+      await scheduler.reconcile();
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: { name: string }; Querystring: { wait?: string } }>(
+    "/v1/sources/:name/sync",
+    {
+      schema: {
+        tags,
+        summary: "Sync a source now",
+        description:
+          "Starts a sync of a git, api, url or file source (joining one already running) and answers 202 at once; with `wait=true` it answers 200 when the sync has finished, with its outcome.",
+        params: NAME_PARAM,
+        querystring: {
+          type: "object",
+          properties: { wait: { type: "string", enum: ["true", "false"] } },
+        },
+        response: { 200: SOURCE_VIEW, 202: SOURCE_VIEW, ...ERRORS, 409: ERR },
+      },
+    },
+    async (req, reply) => {
+      const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
+      if (s.kind === "managed") {
+        fail("ERR_SOURCE_NOT_SYNCED", `source "${s.name}" is managed: nothing to sync`);
+      }
+      const run = scheduler.trigger(s.name);
+      if (req.query.wait === "true") {
+        const outcome = await run;
+        return reply.code(200).send({ ...sourceView(s, await store.getStatus(s.name)), outcome });
+      }
+      run.catch(() => undefined);
+      return reply.code(202).send(sourceView(s, await store.getStatus(s.name)));
+    },
+  );
+  done();
+};

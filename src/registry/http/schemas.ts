@@ -1,0 +1,96 @@
+// OpenAPI schemas the route plugins share: problem answers, the official item and list shapes,
+// and the admin views of sources and registries.
+export const ERR = { $ref: "Problem#" } as const;
+export const ERRORS = { 400: ERR, 401: ERR, 403: ERR, 404: ERR } as const;
+export const NOT_MODIFIED = { description: "Not modified", type: "null" } as const;
+
+export const OFFICIAL_META_SCHEMA = {
+  type: "object",
+  properties: {
+    status: { type: "string", enum: ["active", "deprecated", "deleted"] },
+    statusMessage: { type: "string" },
+    statusChangedAt: { type: "string", format: "date-time" },
+    publishedAt: { type: "string", format: "date-time" },
+    updatedAt: { type: "string", format: "date-time" },
+    isLatest: { type: "boolean" },
+  },
+} as const;
+
+export const ITEM = {
+  type: "object",
+  description:
+    "A server version: `server` is the MCP server.json; `_meta` carries the registry's official metadata.",
+  properties: {
+    server: { type: "object", additionalProperties: true },
+    _meta: {
+      type: "object",
+      properties: { "io.modelcontextprotocol.registry/official": OFFICIAL_META_SCHEMA },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: true,
+} as const;
+
+export const LIST = {
+  type: "object",
+  properties: {
+    servers: { type: "array", items: ITEM },
+    metadata: {
+      type: "object",
+      properties: {
+        nextCursor: { type: "string", description: "Absent on the last page." },
+        count: { type: "integer", description: "Items in this page." },
+      },
+    },
+  },
+} as const;
+
+export const NAME_PARAM = {
+  type: "object",
+  properties: { name: { type: "string", description: "Resource name (a DNS label)." } },
+} as const;
+
+const STATUS_SCHEMA = {
+  type: "object",
+  description: "Sync status of a source.",
+  properties: {
+    phase: { type: "string", enum: ["Pending", "Syncing", "Ready", "Failed"] },
+    lastAttempt: { type: "string", format: "date-time" },
+    lastSuccess: { type: "string", format: "date-time" },
+    message: { type: "string" },
+    entryCount: { type: "integer" },
+    contentHash: { type: "string" },
+  },
+  additionalProperties: true,
+} as const;
+
+export const SOURCE_VIEW = {
+  type: "object",
+  description:
+    "A source: its configuration (the config file's shape), kind, origin (config or api) and sync status.",
+  properties: {
+    name: { type: "string" },
+    kind: { type: "string" },
+    origin: { type: "string", enum: ["config", "api"] },
+    readOnly: { type: "boolean" },
+    config: { type: "object", additionalProperties: true },
+    status: STATUS_SCHEMA,
+    createdAt: { type: "string", format: "date-time" },
+    updatedAt: { type: "string", format: "date-time" },
+  },
+  additionalProperties: true,
+} as const;
+
+export const REGISTRY_VIEW = {
+  type: "object",
+  properties: {
+    name: { type: "string" },
+    sources: { type: "array", items: { type: "string" } },
+    claims: { type: "object", additionalProperties: true },
+    origin: { type: "string", enum: ["config", "api"] },
+    readOnly: { type: "boolean" },
+    createdAt: { type: "string", format: "date-time" },
+    updatedAt: { type: "string", format: "date-time" },
+  },
+  additionalProperties: true,
+} as const;
