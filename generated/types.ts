@@ -3072,6 +3072,7 @@ export interface VirtualMCPServerStatus {
    * Backends discovered in the group, sorted by name.
    */
   discoveredBackends?: DiscoveredBackend[];
+  runtime?: VirtualMCPServerRuntimeStatus;
 }
 /**
  * A backend found in the group.
@@ -3100,9 +3101,51 @@ export interface DiscoveredBackend {
   /**
    * Health of the backend.
    */
-  status?: "ready" | "degraded" | "unavailable" | "unknown";
+  status?: "ready" | "degraded" | "unavailable" | "unauthenticated" | "unknown";
   /**
    * Time of the last health check.
    */
   lastHealthCheck?: string;
+  /**
+   * Detail about the backend's health.
+   */
+  message?: string;
+  /**
+   * State of the backend's circuit breaker, when one is configured.
+   */
+  circuitBreakerState?: "closed" | "open" | "half-open";
+  /**
+   * When the circuit breaker last changed state.
+   */
+  circuitLastChanged?: string;
+  /**
+   * Health checks failed in a row (0 once the backend is healthy again).
+   */
+  consecutiveFailures?: number;
+  /**
+   * The MCP protocol revision negotiated with the backend.
+   */
+  mcpRevision?: string;
+}
+/**
+ * What the running vmcp reports about itself, written by vmcp (VMCP_NAME and VMCP_NAMESPACE set) through the status subresource; the controller owns the other status fields.
+ */
+export interface VirtualMCPServerRuntimeStatus {
+  /**
+   * The phase vmcp reports.
+   */
+  phase?: "Pending" | "Ready" | "Degraded" | "Failed";
+  /**
+   * Detail about the phase.
+   */
+  message?: string;
+  conditions?: Conditions;
+  /**
+   * Number of backends vmcp serves.
+   */
+  backendCount?: number;
+  /**
+   * The backends vmcp found, with their health.
+   */
+  discoveredBackends?: DiscoveredBackend[];
 }

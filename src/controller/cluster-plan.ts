@@ -14,6 +14,7 @@ import type { KubeObject, Resource } from "../synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
 import { synthesize } from "../synth/render.js";
 import { KINDS } from "../schema/kinds.js";
+import { storedSpec } from "./stored-form.js";
 
 /** Annotation on every object the controller applies: the field manager that applied it. */
 export const APPLIED_BY = "mcpfleet.dev/applied-by";
@@ -100,6 +101,7 @@ export function resourceObject(r: Resource): KubeObject {
   const m = metadata as unknown as Record<string, unknown>;
   return {
     ...(rest as Omit<KubeObject, "metadata">),
+    ...("spec" in rest ? { spec: storedSpec(rest.spec) } : {}),
     apiVersion: r.apiVersion,
     kind: r.kind,
     metadata: {

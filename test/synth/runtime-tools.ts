@@ -6,7 +6,7 @@ import { join } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 const BIN = join(ROOT, ".tools", "runtime", "current", "bin");
-export const PROGRAMS = ["thv-proxyrunner", "vmcp", "runconfig-check"] as const;
+export const PROGRAMS = ["thv-proxyrunner", "vmcp", "runconfig-check", "resource-check"] as const;
 export type Program = (typeof PROGRAMS)[number];
 
 /** Why the runtime programs cannot run here, or undefined when they can. */

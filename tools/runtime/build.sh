@@ -4,6 +4,7 @@
 #   thv-proxyrunner  the proxy runner (reads runconfig.json)
 #   vmcp             the virtual MCP server (reads the vmcp config.yaml; has `validate`)
 #   runconfig-check  ours: the runner's own run-config decoder, refusing keys it would ignore
+#   resource-check   ours: decodes custom resources into the v1beta1 Go types the programs read
 # A complete directory is reused, so only a machine's first build pays for the compile.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -21,7 +22,7 @@ fi
 export GOTOOLCHAIN=local
 
 toolhive=$(go list -m -f '{{.Version}}' github.com/stacklok/toolhive)
-digest=$(cat go.mod go.sum runconfig-check/*.go | sha256sum | cut -c1-12)
+digest=$(cat go.mod go.sum runconfig-check/*.go resource-check/*.go | sha256sum | cut -c1-12)
 key="toolhive-$toolhive-$digest"
 dest="$root/$key"
 link_current() { ln -sfn "$key" "$root/current"; }
@@ -55,6 +56,7 @@ build() {
 build thv-proxyrunner github.com/stacklok/toolhive/cmd/thv-proxyrunner
 build vmcp github.com/stacklok/toolhive/cmd/vmcp
 build runconfig-check ./runconfig-check
+build resource-check ./resource-check
 
 {
   echo "toolhive=$toolhive"
