@@ -59,7 +59,11 @@ export function addIssue(
 }
 
 /** Attaches an issue whose position is already known. */
-export function addPositionedIssue(unit: IssueTarget, issue: Issue, severity: Severity): void {
+export function addPositionedIssue(
+  unit: Pick<IssueTarget, "result">,
+  issue: Issue,
+  severity: Severity,
+): void {
   // A resource has few issues: a new list each time costs less than a list per resource.
   const result = unit.result;
   if (severity === "error") {

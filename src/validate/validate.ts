@@ -22,6 +22,7 @@ import { notAResource, templateIssue } from "./hints.js";
 import { type ResourceFacts, resourceFacts } from "./reference-facts.js";
 import { type ReferencePattern, referencePatternsOf } from "./reference-table.js";
 import { ReferenceLevel } from "./references.js";
+import { type EnforceNotes, EnforceServersLevel } from "./enforce-servers.js";
 import {
   type RuntimeIssue,
   hasPodTemplate,
@@ -78,6 +79,8 @@ interface Context {
   options: ValidateOptions;
   set: SchemaSet;
   references: ReferenceLevel;
+  /** enforceServers: MCPServer images against the catalogs of the namespace's MCPRegistries. */
+  enforce: EnforceServersLevel;
   /** The one string of each namespace met (the run keeps one per resource). */
   namespaceOf: (namespace: string) => string;
   /** The reference patterns of a kind in this schema set. */
@@ -89,6 +92,7 @@ function newContext(options: ValidateOptions, set: SchemaSet): Context {
     options,
     set,
     references: new ReferenceLevel({ allowMissingRefs: options.allowMissingRefs }),
+    enforce: new EnforceServersLevel(),
     namespaceOf: interner(),
     patterns: referencePatternsOf(set.files),
   };
@@ -164,6 +168,7 @@ interface PooledResource {
 export interface PooledFile {
   results: ResourceResult[];
   own: PooledResource[];
+  enforce: EnforceNotes;
   text: string;
 }
 
@@ -172,7 +177,8 @@ export async function validatePooledFile(task: PoolTask): Promise<PooledFile> {
   const read = readFileCapped(task.path, task.options.maxFileBytes);
   if (!read.ok) {
     const level = read.kind === "io" ? "io" : "parse";
-    return { results: [fileResult(task.name, read.message, level)], own: [], text: "" };
+    const results = [fileResult(task.name, read.message, level)];
+    return { results, own: [], enforce: new EnforceServersLevel().export(results), text: "" };
   }
   const ctx = newContext(task.options, defaultSchemaSet());
   const results = await validateText(task.name, read.text, ctx);
@@ -182,7 +188,7 @@ export async function validatePooledFile(task: PoolTask): Promise<PooledFile> {
     prefix,
     doc: { index: doc.index, range: doc.range, start: doc.start },
   }));
-  return { results, own, text: read.text };
+  return { results, own, enforce: ctx.enforce.export(results), text: read.text };
 }
 
 /** Takes a worker's results for a file into this run, its resources into the reference level. */
@@ -198,6 +204,7 @@ function adoptPooledFile(done: PooledFile, ctx: Context): ResourceResult[] {
     }
     ctx.references.add(r.facts, { result, prefix: r.prefix, doc });
   }
+  ctx.enforce.adopt(done.enforce, done.results);
   return done.results;
 }
 
@@ -248,6 +255,7 @@ export async function validateTexts(
 
 function finish(ctx: Context, results: readonly ResourceResult[]): void {
   ctx.references.finish();
+  ctx.enforce.finish();
   // Issues in the order of their position in the file, whatever level found them.
   const byPosition = (a: Issue, b: Issue) => a.line - b.line || a.column - b.column;
   for (const r of results) {
@@ -387,6 +395,9 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
       addRuntimeIssues(unit, issues),
     );
   }
+  if (apiVersion === "v1" && kind === "ConfigMap") {
+    ctx.enforce.noteConfigMap(unit.result.namespace, value);
+  }
   const verdict = foreignVerdict(apiVersion, kind, value, ctx.options);
   if (verdict instanceof Promise) return verdict.then((v) => settleForeign(unit, v));
   settleForeign(unit, verdict);
@@ -457,6 +468,7 @@ function validateOwn(
     const facts = resourceFacts(identity, value, ctx.patterns(kind), ctx.references.known);
     ctx.references.add(facts, unit);
   }
+  if (kind === "MCPServer" || kind === "MCPRegistry") ctx.enforce.noteOwn(kind, unit, value);
   const spec = kind === "MCPRegistry" && isObject(value.spec) ? value.spec : undefined;
   const covered = spec === undefined ? [] : sourceRuleIssues(spec);
   const configYAML = typeof spec?.configYAML === "string" ? spec.configYAML : undefined;

@@ -1,0 +1,205 @@
+// enforceServers, offline: with an MCPRegistry that enforces in a namespace, each MCPServer of
+// the namespace must run an image some registry of the namespace lists. Catalogs are read from
+// the ConfigMaps among the files given (a legacy configMapRef, or a configYAML file source in a
+// ConfigMap volume); an image none of them lists is an error when every source consulted was
+// read, and otherwise left to the controller, which reads the rest at apply time (one warning
+// per namespace says so). See docs/enforce-servers.md.
+import { catalogImages } from "../registry/images/listing.js";
+import {
+  type CatalogSource,
+  catalogSources,
+  enforcesServers,
+} from "../registry/images/mcpregistry-sources.js";
+import {
+  type RegistryListing,
+  type SourceListing,
+  decideImage,
+} from "../registry/images/policy.js";
+import { addPositionedIssue, isObject, type IssueTarget } from "./resource.js";
+import type { ResourceResult } from "./types.js";
+import type { Position } from "./yaml-model.js";
+
+interface Placed {
+  result: ResourceResult;
+  at: Position;
+}
+
+interface ServerNote extends Placed {
+  namespace: string;
+  image: string;
+  labels: Record<string, string>;
+}
+
+interface RegistryNote extends Placed {
+  namespace: string;
+  name: string;
+  enforce: boolean;
+  sources: CatalogSource[] | string;
+}
+
+/** String values of a ConfigMap's data, by key. */
+type ConfigMapData = Record<string, string>;
+
+/** The notes of one file, for a worker thread to send back (results by index). */
+export interface EnforceNotes {
+  servers: (Omit<ServerNote, "result"> & { result: number })[];
+  registries: (Omit<RegistryNote, "result"> & { result: number })[];
+  configMaps: [string, ConfigMapData][];
+}
+
+function stringMap(v: unknown): Record<string, string> {
+  if (!isObject(v)) return {};
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(v)) if (typeof x === "string") out[k] = x;
+  return out;
+}
+
+const configMapKey = (namespace: string, name: string): string => `${namespace}/${name}`;
+
+/** Collects what the check needs as resources are read; checks once every file has been. */
+export class EnforceServersLevel {
+  private servers: ServerNote[] = [];
+  private registries: RegistryNote[] = [];
+  private readonly configMaps = new Map<string, ConfigMapData>();
+
+  /** An MCPServer or MCPRegistry of ours, read in this thread. */
+  noteOwn(kind: string, unit: IssueTarget, value: Record<string, unknown>): void {
+    const { namespace, name } = unit.result;
+    const spec = isObject(value.spec) ? value.spec : {};
+    if (kind === "MCPServer" && typeof spec.image === "string" && spec.image !== "") {
+      const metadata = isObject(value.metadata) ? value.metadata : {};
+      this.servers.push({
+        result: unit.result,
+        at: unit.doc.locate(`${unit.prefix}/spec/image`),
+        namespace,
+        image: spec.image,
+        labels: stringMap(metadata.labels),
+      });
+    } else if (kind === "MCPRegistry" && name !== "") {
+      const enforce = enforcesServers(spec);
+      this.registries.push({
+        result: unit.result,
+        at: enforce
+          ? unit.doc.locate(`${unit.prefix}/spec/enforceServers`)
+          : { line: 0, column: 0 },
+        namespace,
+        name,
+        enforce,
+        sources: catalogSources(spec),
+      });
+    }
+  }
+
+  /** A core/v1 ConfigMap: a registry's catalog may be one of its keys. */
+  noteConfigMap(namespace: string, value: Record<string, unknown>): void {
+    const metadata = isObject(value.metadata) ? value.metadata : {};
+    if (typeof metadata.name !== "string" || metadata.name === "") return;
+    this.configMaps.set(configMapKey(namespace, metadata.name), stringMap(value.data));
+  }
+
+  /** The notes of a worker's file, its results referred to by index. */
+  export(results: readonly ResourceResult[]): EnforceNotes {
+    return {
+      servers: this.servers.map((s) => ({ ...s, result: results.indexOf(s.result) })),
+      registries: this.registries.map((r) => ({ ...r, result: results.indexOf(r.result) })),
+      configMaps: [...this.configMaps],
+    };
+  }
+
+  /** Takes a worker's notes into this run. */
+  adopt(notes: EnforceNotes, results: readonly ResourceResult[]): void {
+    for (const s of notes.servers) {
+      const result = results[s.result];
+      if (result !== undefined) this.servers.push({ ...s, result });
+    }
+    for (const r of notes.registries) {
+      const result = results[r.result];
+      if (result !== undefined) this.registries.push({ ...r, result });
+    }
+    for (const [k, v] of notes.configMaps) this.configMaps.set(k, v);
+  }
+
+  /** Runs the check and attaches its issues. */
+  finish(): void {
+    const enforcing = new Set(this.registries.filter((r) => r.enforce).map((r) => r.namespace));
+    if (enforcing.size === 0) return;
+    for (const namespace of enforcing) {
+      const registries = this.registries.filter((r) => r.namespace === namespace);
+      const listings = registries.map((r) => this.listing(r));
+      const undecided: string[] = [];
+      const unknown = new Set<string>();
+      for (const s of this.servers) {
+        if (s.namespace !== namespace) continue;
+        const d = decideImage(s, listings);
+        if (d.kind !== "unlisted") continue;
+        if (d.unknown.length === 0) {
+          addPositionedIssue(
+            s,
+            { path: "/spec/image", ...s.at, message: d.message, level: "reference" },
+            "error",
+          );
+        } else {
+          undecided.push(s.image);
+          for (const u of d.unknown) unknown.add(u);
+        }
+      }
+      if (undecided.length === 0) continue;
+      const first = registries.find((r) => r.enforce)!;
+      const shown = undecided
+        .slice(0, 3)
+        .map((i) => `"${i}"`)
+        .join(", ");
+      const more = undecided.length > 3 ? ` and ${undecided.length - 3} more` : "";
+      addPositionedIssue(
+        first,
+        {
+          path: "/spec/enforceServers",
+          ...first.at,
+          message: `enforceServers: ${undecided.length} MCPServer image(s) (${shown}${more}) are not in the catalogs readable offline; the controller checks them at apply time against sources that cannot be read here: ${[...unknown].join("; ")}`,
+          level: "reference",
+        },
+        "warning",
+      );
+    }
+    this.servers = [];
+    this.registries = [];
+  }
+
+  private listing(r: RegistryNote): RegistryListing {
+    if (typeof r.sources === "string") {
+      return {
+        registry: r.name,
+        enforce: r.enforce,
+        sources: [{ source: "configYAML", images: undefined, why: r.sources }],
+      };
+    }
+    return {
+      registry: r.name,
+      enforce: r.enforce,
+      sources: r.sources.map((s) => this.sourceListing(r.namespace, s)),
+    };
+  }
+
+  private sourceListing(namespace: string, s: CatalogSource): SourceListing {
+    if (s.kind === "unreadable") return { source: s.name, images: undefined, why: s.why };
+    if (s.kind === "fetch") {
+      const what = s.config.git !== undefined ? "git" : s.config.url !== undefined ? "url" : "api";
+      return { source: s.name, images: undefined, why: `a ${what} source is read at apply time` };
+    }
+    const data = this.configMaps.get(configMapKey(namespace, s.configMap));
+    const text = data?.[s.key];
+    if (text === undefined) {
+      const what = data === undefined ? "is not among the files given" : `has no key "${s.key}"`;
+      return { source: s.name, images: undefined, why: `ConfigMap "${s.configMap}" ${what}` };
+    }
+    try {
+      return { source: s.name, images: catalogImages(text, s.format, s.filter) };
+    } catch (err) {
+      return {
+        source: s.name,
+        images: undefined,
+        why: `ConfigMap "${s.configMap}" key "${s.key}": ${(err as Error).message}`,
+      };
+    }
+  }
+}
