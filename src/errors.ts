@@ -59,6 +59,12 @@ export const ERROR_CODES = {
   ERR_IMMUTABLE_FIELD: { status: 422, title: "Change to an immutable field" },
   ERR_INTERRUPTED: { status: 503, title: "Stopped before the apply finished" },
   ERR_NOT_LEADER: { status: 503, title: "Another replica is the leader" },
+  ERR_NO_CONTROLLER: { status: 404, title: "No controller inventory in the namespace" },
+  ERR_SUSPENDED: { status: 409, title: "The controller is suspended" },
+  ERR_RECONCILE_TIMEOUT: {
+    status: 504,
+    title: "The controller did not answer the request in time",
+  },
   ERR_NOT_IMPLEMENTED: { status: 501, title: "Not available yet" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -1,5 +1,7 @@
 // Command-line options `mcpfleet apply` and `mcpfleet diff` share, with kubectl's habits: files
 // by -f/--filename or as arguments, --kubeconfig, --context, -n, --dry-run=none|client|server.
+import type { ControllerObject } from "../controller/operations.js";
+import { clusterClient, controllerNamespace } from "../controller/targets.js";
 import { parseCommandArgs, usageError } from "./args.js";
 
 export type DryRun = "none" | "client" | "server";
@@ -28,6 +30,49 @@ function bareDryRun(argv: readonly string[]): string[] {
   return argv.map((a) => (a === "--dry-run" ? "--dry-run=server" : a));
 }
 
+/** The flags naming a cluster and a controller's inventory, the same in every cluster command. */
+export const CONNECTION_ARGS = {
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  "field-manager": { type: "string", default: "mcpfleet" },
+  "controller-namespace": { type: "string" },
+} as const;
+
+/** The controller that the connection flags name, with a client of its cluster. */
+export function connectController(
+  command: string,
+  values: {
+    kubeconfig?: string | undefined;
+    context?: string | undefined;
+    "field-manager": string;
+    "controller-namespace"?: string | undefined;
+  },
+): ControllerObject {
+  for (const flag of ["kubeconfig", "context", "field-manager", "controller-namespace"] as const) {
+    if (values[flag] === "") throw usageError(command, `--${flag} must not be empty`);
+  }
+  const client = clusterClient({
+    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+    ...(values.context !== undefined ? { context: values.context } : {}),
+    fieldManager: values["field-manager"],
+    prune: false,
+    forceRecreate: false,
+  });
+  return {
+    client,
+    namespace: controllerNamespace(client, values["controller-namespace"]),
+    fieldManager: values["field-manager"],
+  };
+}
+
+export const CONNECTION_OPTIONS = `      --kubeconfig FILE        cluster credentials (default: in-cluster or $KUBECONFIG)
+      --context NAME           the kubeconfig context to use (default: its current context)
+      --controller-namespace NS
+                               the controller's namespace (default: $POD_NAMESPACE, else the
+                               kubeconfig context's)
+      --field-manager NAME     the controller's --field-manager, which names its inventory
+                               ConfigMap NAME-inventory (default mcpfleet)`;
+
 export function parseClusterCommand(
   command: string,
   argv: string[],
@@ -40,14 +85,11 @@ export function parseClusterCommand(
     options: {
       filename: { type: "string", short: "f", multiple: true },
       recursive: { type: "boolean", short: "R", default: false },
-      kubeconfig: { type: "string" },
-      context: { type: "string" },
-      "field-manager": { type: "string", default: "mcpfleet" },
+      ...CONNECTION_ARGS,
       prune: { type: "boolean", default: false },
       "force-recreate": { type: "boolean", default: false },
       "dry-run": { type: "string", default: "none" },
       namespace: { type: "string", short: "n", default: "default" },
-      "controller-namespace": { type: "string" },
       output: { type: "string", short: "o", default: "text" },
       verbose: { type: "boolean", short: "v", default: false },
       help: { type: "boolean", short: "h", default: false },

@@ -23,6 +23,7 @@ import {
 } from "../controller/targets.js";
 import { refMatcher } from "../controller/webhook.js";
 import { LeaderElector } from "../controller/leader.js";
+import { OperationRequests } from "../controller/operation-requests.js";
 
 const USAGE = `Usage: mcpfleet controller --repo URL [options]
 
@@ -282,6 +283,8 @@ function summary(outcome: SyncOutcome, target: string): string {
       return `revision ${outcome.revision.commit} (${outcome.revision.ref}) is already applied to ${target}`;
     case "invalid":
       return `revision ${outcome.revision.commit} is invalid (${outcome.errors.length} errors); nothing was applied`;
+    case "suspended":
+      return `sync skipped: the controller is suspended (mcpfleet resume lifts it)`;
     case "failed":
       return `sync failed at ${outcome.stage}: ${outcome.message} (${outcome.code})`;
   }
@@ -315,6 +318,17 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     ...(config.caFile !== undefined ? { caFile: config.caFile } : {}),
   });
   const status = new ControllerStatus(source.refName, applier.target);
+  // Suspension, reconcile requests and the status `mcpfleet status` reads, on the inventory.
+  const operations =
+    client !== undefined && !config.dryRun
+      ? new OperationRequests({
+          client,
+          namespace: controllerNamespace(client, config.cluster.namespace),
+          fieldManager: config.cluster.fieldManager,
+          status,
+          log,
+        })
+      : undefined;
   const reconciler = new Reconciler({
     source,
     applier,
@@ -323,10 +337,12 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     namespace: config.namespace,
     driftIntervalMs: config.driftIntervalMs,
     dryRun: config.dryRun,
+    ...(operations !== undefined ? { suspended: () => operations.suspended() } : {}),
   });
 
   if (config.once) {
     const outcome = await reconciler.sync({ force: true });
+    await operations?.record();
     client?.close();
     if (outcome.kind === "invalid") for (const e of outcome.errors) err(e);
     const line = summary(outcome, applier.target);
@@ -347,6 +363,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
       if (!leading()) return undefined;
       const outcome = await reconciler.sync({ force: forceNext });
       forceNext = false;
+      await operations?.record();
       return outcome.kind === "failed" ? { retry: true } : undefined;
     },
     onError: (e) => log.error({}, `sync failed: ${(e as Error).message}`),
@@ -403,6 +420,13 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     elector.start();
   }
   scheduler.start();
+  // A reconcile request is answered by this replica's scheduler, forced, when it leads.
+  operations?.start(async () => {
+    if (!leading()) return false;
+    forceNext = true;
+    await scheduler.trigger("trigger");
+    return true;
+  });
 
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -416,6 +440,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
   });
   log.info({}, "stopping: letting the apply step in flight finish");
   stopping = true;
+  await operations?.stop();
   await scheduler.stop();
   await elector?.stop({ release: true });
   client?.close();

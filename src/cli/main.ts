@@ -41,6 +41,22 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     summary: "Show what apply would change in the cluster (exit 1 when there are changes)",
     load: () => import("./diff.js"),
   },
+  status: {
+    summary: "Show the controller's applied revision, last error and resources' readiness",
+    load: () => import("./status.js"),
+  },
+  suspend: {
+    summary: "Suspend the controller: no sync until resume",
+    load: async () => ({ main: (await import("./operations.js")).suspendMain }),
+  },
+  resume: {
+    summary: "Resume a suspended controller and wait for its sync",
+    load: async () => ({ main: (await import("./operations.js")).resumeMain }),
+  },
+  reconcile: {
+    summary: "Ask the controller to sync now and wait for the result",
+    load: async () => ({ main: (await import("./operations.js")).reconcileMain }),
+  },
   synth: {
     summary: "Render resources into Kubernetes manifests (dist/<namespace>.yaml, dist/install/)",
     load: () => import("./synth.js"),

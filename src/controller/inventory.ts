@@ -5,7 +5,7 @@
 // unchanged objects are not re-sent after a restart either.
 import { gunzipSync, gzipSync } from "node:zlib";
 import { MANAGED_BY } from "../synth/labels.js";
-import { type KubeClient, KubeApiError } from "./kube-client.js";
+import { type KubeClient, type KubeObjectRef, KubeApiError } from "./kube-client.js";
 
 export interface InventoryEntry {
   apiVersion: string;
@@ -70,20 +70,34 @@ export class InventoryStore {
       data: { revision: inventory.revision, objects: String(inventory.entries.size) },
       binaryData: { [KEY]: body.toString("base64") },
     };
-    try {
-      await this.client.apply(cm, { fieldManager: this.fieldManager });
-    } catch (err) {
-      if (err instanceof KubeApiError && err.status === 404) {
-        // The controller's namespace is missing (a plain kubeconfig, no install bundle).
-        await this.client.apply(
-          { apiVersion: "v1", kind: "Namespace", metadata: { name: this.namespace } },
-          { fieldManager: this.fieldManager },
-        );
-        await this.client.apply(cm, { fieldManager: this.fieldManager });
-        return;
-      }
-      throw err;
-    }
+    await applyInOwnNamespace(this.client, cm, this.fieldManager);
+  }
+}
+
+/** The inventory ConfigMap's name for a field manager: `<field manager>-inventory`. */
+export function inventoryName(fieldManager: string): string {
+  return `${fieldManager}-inventory`;
+}
+
+/**
+ * Server-side apply of an object of the controller's namespace, creating the namespace when it
+ * is missing (a plain kubeconfig, no install bundle).
+ */
+export async function applyInOwnNamespace(
+  client: KubeClient,
+  obj: KubeObjectRef,
+  fieldManager: string,
+): Promise<void> {
+  try {
+    await client.apply(obj, { fieldManager });
+  } catch (err) {
+    const namespace = obj.metadata.namespace;
+    if (!(err instanceof KubeApiError && err.status === 404) || namespace === undefined) throw err;
+    await client.apply(
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } },
+      { fieldManager },
+    );
+    await client.apply(obj, { fieldManager });
   }
 }
 

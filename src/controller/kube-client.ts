@@ -70,6 +70,8 @@ export interface RequestOptions {
   query?: Record<string, string | undefined>;
   body?: unknown;
   contentType?: string;
+  /** Accept header (default application/json); e.g. metadata only, as PartialObjectMetadata. */
+  accept?: string;
 }
 
 /**
@@ -179,7 +181,7 @@ export class KubeClient {
         : Buffer.from(typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body));
     const headers: Record<string, string> = {
       ...(base.headers as Record<string, string>),
-      Accept: "application/json",
+      Accept: opts.accept ?? "application/json",
       "User-Agent": "mcpfleet",
     };
     if (base.auth !== undefined && base.auth !== null) {

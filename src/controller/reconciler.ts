@@ -29,6 +29,8 @@ export interface ReconcilerOptions {
   driftIntervalMs?: number;
   /** Do everything but write to the target. */
   dryRun?: boolean;
+  /** Asked at the start of each sync: true skips it (the controller is suspended). */
+  suspended?: () => Promise<boolean>;
   now?: () => number;
 }
 
@@ -37,6 +39,7 @@ export type SyncOutcome =
   | { kind: "dry-run"; revision: Revision; result: ApplyResult }
   | { kind: "unchanged"; revision: Revision }
   | { kind: "invalid"; revision: Revision; errors: string[] }
+  | { kind: "suspended" }
   | { kind: "failed"; stage: Stage; code: string; message: string; revision?: Revision };
 
 export class Reconciler {
@@ -116,6 +119,7 @@ export class Reconciler {
   /** Runs one sync. Never throws: failures are outcomes (and status, metrics, log lines). */
   async sync(opts: { force?: boolean } = {}): Promise<SyncOutcome> {
     const { status, applier } = this.opts;
+    if ((await this.opts.suspended?.()) === true) return { kind: "suspended" };
     let revision: Revision;
     try {
       revision = await this.opts.source.resolve();

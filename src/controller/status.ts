@@ -63,6 +63,10 @@ export class ControllerStatus {
   lastError: SyncError | undefined;
   /** Set once a revision has been applied or rendered: the controller is then ready. */
   ready = false;
+  /** The inventory's suspend annotation as last read: syncs are skipped while it is set. */
+  suspended = false;
+  /** The last reconcile request (requestedAt annotation) answered with a sync. */
+  lastHandledReconcileAt: string | undefined;
 
   constructor(ref: string, target: string) {
     this.ref = ref;
@@ -111,6 +115,8 @@ export class ControllerStatus {
       lastAppliedAt: this.lastAppliedAt ?? null,
       lastAttemptedRevision: this.lastAttemptedRevision ?? null,
       lastError: this.lastError ?? null,
+      suspended: this.suspended,
+      lastHandledReconcileAt: this.lastHandledReconcileAt ?? null,
     };
   }
 }
