@@ -361,8 +361,10 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     // next regular poll; an invalid revision waits for a new commit.
     run: async () => {
       if (!leading()) return undefined;
-      const outcome = await reconciler.sync({ force: forceNext });
+      // Taken before the sync: a request arriving during it forces the run queued after it.
+      const force = forceNext;
       forceNext = false;
+      const outcome = await reconciler.sync({ force });
       await operations?.record();
       return outcome.kind === "failed" ? { retry: true } : undefined;
     },
