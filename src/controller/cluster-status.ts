@@ -8,7 +8,7 @@
 import { type Kind, KINDS } from "../schema/kinds.js";
 import { contentHash } from "../synth/hash.js";
 import { type Resource, ResourceSet } from "../synth/model.js";
-import { computeStatus, type Observation } from "../synth/status.js";
+import { computeStatus, type Observation, type Status } from "../synth/status.js";
 import { MANAGED_BY_LABEL, objectKey, resourceKey } from "./cluster-plan.js";
 import type { InventoryEntry } from "./inventory.js";
 import type { KubeClient } from "./kube-client.js";
@@ -31,6 +31,8 @@ export class ResourceStatusWriter {
   private readonly fieldManager: string;
   /** Hash of the status last written per resource, and its conditions' transition times. */
   private readonly written = new Map<string, { hash: string; conditions: Condition[] }>();
+  /** Policies' say in a computed status (image-policy.ts: enforceServers verdicts). */
+  overlay: ((r: Resource, status: Status) => Status) | undefined;
 
   constructor(client: KubeClient, fieldManager: string) {
     this.client = client;
@@ -84,7 +86,8 @@ export class ResourceStatusWriter {
         const key = resourceKey(r);
         const entry = entries.get(key);
         if (entry?.uid === undefined) continue;
-        const status = computeStatus(r, set, { observe });
+        let status = computeStatus(r, set, { observe });
+        if (this.overlay !== undefined) status = this.overlay(r, status);
         const generation = entry.generation;
         const conditions = [
           ...((status.conditions as Condition[] | undefined) ?? []),
