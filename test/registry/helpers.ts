@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { parseConfig } from "../../src/registry/config/load.js";
 import { RegistryServer, type ServeSettings } from "../../src/registry/server.js";
-import { PgliteDb } from "../../src/registry/store/pglite.js";
 import { PostgresDb } from "../../src/registry/store/postgres.js";
+import { SqliteDb } from "../../src/registry/store/sqlite.js";
 import { Store } from "../../src/registry/store/store.js";
 import type { ServerEntry } from "../../src/registry/formats/model.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
@@ -27,7 +27,7 @@ export function entry(
 }
 
 export interface StoreFactory {
-  driver: "pglite" | "postgres";
+  driver: "sqlite" | "postgres";
   /** A fresh, migrated store on its own database. */
   open(): Promise<Store>;
   /** A second store on the same database as the last open() (another replica). */
@@ -39,18 +39,18 @@ export interface StoreFactory {
 
 let dbCounter = 0;
 
-export function pgliteFactory(): StoreFactory {
+export function sqliteFactory(): StoreFactory {
   const opened: Store[] = [];
   return {
-    driver: "pglite",
+    driver: "sqlite",
     async open() {
-      const s = new Store(await PgliteDb.open());
+      const s = new Store(SqliteDb.open());
       await s.init();
       opened.push(s);
       return s;
     },
     openReplica() {
-      throw new Error("PGlite is single-process: no replicas");
+      throw new Error("the embedded store is single-process: no replicas");
     },
     async teardown() {
       await Promise.all(opened.map((s) => s.close()));
@@ -102,7 +102,7 @@ export function postgresFactory(): StoreFactory {
 
 /** Factories for every driver available here (PostgreSQL only when its binaries exist). */
 export function storeFactories(): StoreFactory[] {
-  return postgresAvailable() ? [pgliteFactory(), postgresFactory()] : [pgliteFactory()];
+  return postgresAvailable() ? [sqliteFactory(), postgresFactory()] : [sqliteFactory()];
 }
 
 /** Starts a server from config text written into `dir` (port 0, silent logs). */

@@ -24,7 +24,7 @@ import {
   startGitServer,
   type GitServer,
 } from "../support/git-server.js";
-import { pgliteFactory } from "./helpers.js";
+import { sqliteFactory } from "./helpers.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
 // The same 12 servers in both formats.
@@ -72,7 +72,7 @@ export function upstreamApi(count: number) {
 }
 
 describe("sources", () => {
-  const factory = pgliteFactory();
+  const factory = sqliteFactory();
   let store: Store;
   let dir: string;
   let ctx: SyncContext;

@@ -1,6 +1,5 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MIGRATIONS } from "../../src/registry/store/migrations.js";
 import { latestVersion, type Store } from "../../src/registry/store/store.js";
 import { entry, storeFactories } from "./helpers.js";
 
@@ -25,7 +24,7 @@ for (const factory of storeFactories()) {
       const r = await store.db.query<{ n: string }>(
         `SELECT count(*) AS n FROM mcpfleet_migrations`,
       );
-      expect(Number(r.rows[0]?.n)).toBe(MIGRATIONS.length);
+      expect(Number(r.rows[0]?.n)).toBe(store.db.dialect.migrations.length);
     });
 
     it("keeps sources and registries; refuses to delete a source in use", async () => {

@@ -16,7 +16,7 @@ import type { LocationPolicy } from "../../src/registry/sources/location.js";
 import { runSync, type SyncContext } from "../../src/registry/sources/sync.js";
 import type { Store } from "../../src/registry/store/store.js";
 import { makeRepo, publishRepo, startGitServer, type GitServer } from "../support/git-server.js";
-import { pgliteFactory, startServer } from "./helpers.js";
+import { sqliteFactory, startServer } from "./helpers.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -35,7 +35,7 @@ const item = (i: number) => ({
 });
 
 describe("sync limits", () => {
-  const factory = pgliteFactory();
+  const factory = sqliteFactory();
   let store: Store;
   const ctx: SyncContext = { baseDir: tmpdir(), cacheDir: join(tmpdir(), "unused-git-cache") };
   const servers: Server[] = [];
@@ -176,7 +176,7 @@ describe("fetches of sources created through the admin API", () => {
 });
 
 describe("git fetches of sources created through the admin API", () => {
-  const factory = pgliteFactory();
+  const factory = sqliteFactory();
   let store: Store;
   let git: GitServer;
   let work: string;

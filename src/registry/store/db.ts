@@ -1,5 +1,7 @@
-// One small interface over the two drivers: PGlite (embedded, in memory or a data directory)
-// and PostgreSQL through `pg`. The store's SQL is the same for both.
+// One small interface over the two drivers: SQLite (node:sqlite, embedded, in memory or a data
+// directory) and PostgreSQL through `pg`. Placeholders are `$1`, `$2`... on both; where the SQL
+// must differ the store asks the driver's dialect.
+import type { Dialect } from "./dialect.js";
 
 export interface QueryResult<T> {
   rows: T[];
@@ -10,7 +12,8 @@ export interface Queryable {
 }
 
 export interface Db extends Queryable {
-  readonly driver: "pglite" | "postgres";
+  readonly driver: "sqlite" | "postgres";
+  readonly dialect: Dialect;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs the migrations (as the migration user for PostgreSQL). */

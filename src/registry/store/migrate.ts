@@ -1,20 +1,17 @@
-// Applies MIGRATIONS in order, each in its own transaction, recording what ran in
+// Applies a dialect's migrations in order, each in its own transaction, recording what ran in
 // mcpfleet_migrations. Callers serialize concurrent replicas (PostgreSQL: an advisory lock).
 import type { Queryable } from "./db.js";
-import { MIGRATIONS } from "./migrations.js";
+import type { Dialect } from "./dialect.js";
 
 export const MIGRATION_LOCK_ID = 727_100_001;
 
 /** Runs the pending migrations; `begin`/`commit` are plain statements on one connection. */
-export async function applyMigrations(conn: Queryable): Promise<number> {
-  await conn.query(
-    `CREATE TABLE IF NOT EXISTS mcpfleet_migrations (
-       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-  );
+export async function applyMigrations(conn: Queryable, dialect: Dialect): Promise<number> {
+  await conn.query(dialect.migrationsTable);
   const done = await conn.query<{ version: number }>(`SELECT version FROM mcpfleet_migrations`);
   const applied = new Set(done.rows.map((r) => Number(r.version)));
   let count = 0;
-  for (const m of MIGRATIONS) {
+  for (const m of dialect.migrations) {
     if (applied.has(m.version)) continue;
     await conn.query("BEGIN");
     try {
@@ -33,7 +30,10 @@ export async function applyMigrations(conn: Queryable): Promise<number> {
   return count;
 }
 
-/** Splits a migration into statements (our migrations hold no semicolons inside literals). */
+/**
+ * Splits a migration into statements at a semicolon ending a line (our migrations hold no
+ * semicolons inside literals, and a trigger's body is written on one line).
+ */
 export function splitStatements(sql: string): string[] {
   return sql
     .split(/;\s*\n/)

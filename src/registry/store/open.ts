@@ -1,5 +1,5 @@
-// Opens the store the `database` section describes: absent or `embedded` gives PGlite (in
-// memory, or in embedded.dataDir); connection fields give PostgreSQL with two users, who log in
+// Opens the store the `database` section describes: absent or `embedded` gives SQLite (in
+// memory, or in a file in embedded.dataDir); connection fields give PostgreSQL with two users, who log in
 // with passwords or, with dynamicAuth.awsRdsIam, with RDS IAM tokens made per connection.
 import { isAbsolute, resolve } from "node:path";
 import { McpfleetError } from "../../errors.js";
@@ -7,9 +7,9 @@ import { parseDuration } from "../config/duration.js";
 import { resolvePassword } from "../config/secrets.js";
 import type { DatabaseConfig } from "../config/types.js";
 import type { Db } from "./db.js";
-import { PgliteDb } from "./pglite.js";
 import { PostgresDb, type PasswordSource } from "./postgres.js";
 import { rdsIamPassword, resolveRdsIamRegion } from "./rds-iam.js";
+import { SqliteDb } from "./sqlite.js";
 import { Store } from "./store.js";
 
 export const DEFAULT_MAX_META_SIZE = 262_144;
@@ -21,7 +21,7 @@ export async function openDb(
 ): Promise<Db> {
   if (cfg === undefined || cfg.embedded !== undefined) {
     const dir = cfg?.embedded?.dataDir;
-    return PgliteDb.open(
+    return SqliteDb.open(
       dir === undefined ? undefined : isAbsolute(dir) ? dir : resolve(baseDir, dir),
     );
   }

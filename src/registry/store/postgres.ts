@@ -6,6 +6,7 @@ import pg from "pg";
 import { McpfleetError } from "../../errors.js";
 import type { Db, Queryable, QueryResult } from "./db.js";
 import { applyMigrations, MIGRATION_LOCK_ID } from "./migrate.js";
+import { postgresDialect } from "./postgres-dialect.js";
 
 /** A password, or a function `pg` calls for each new connection (short-lived tokens). */
 export type PasswordSource = string | (() => Promise<string>);
@@ -81,6 +82,7 @@ function quoteIdent(name: string): string {
 
 export class PostgresDb implements Db {
   readonly driver = "postgres" as const;
+  readonly dialect = postgresDialect;
   private readonly pool: pg.Pool;
 
   constructor(private readonly opts: PostgresOptions) {
@@ -175,7 +177,7 @@ export class PostgresDb implements Db {
       };
       await conn.query(`SELECT pg_advisory_lock($1)`, [MIGRATION_LOCK_ID]);
       try {
-        await applyMigrations(conn);
+        await applyMigrations(conn, postgresDialect);
         if (this.opts.user !== this.opts.migrationUser) {
           const app = quoteIdent(this.opts.user);
           await conn.query(`GRANT USAGE ON SCHEMA public TO ${app}`);

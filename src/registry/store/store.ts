@@ -8,6 +8,7 @@ import { printable } from "../formats/bounds.js";
 import { McpfleetError } from "../../errors.js";
 import { searchText, type ServerEntry, type ServerJson } from "../formats/model.js";
 import type { Db, Queryable } from "./db.js";
+import { decodeBool, decodeJson, type Dialect } from "./dialect.js";
 
 export type Origin = "config" | "api";
 
@@ -144,23 +145,26 @@ export class StageRows {
  */
 export const STAGE_ROWS = 500;
 
-const stageSqlCache = new Map<number, string>();
+const stageSqlCache = new WeakMap<Dialect, Map<number, string>>();
 
 /** `INSERT INTO entries_staging ... VALUES (...), ...` for `n` rows; $1 is the sync id. */
-function stageSql(n: number): string {
-  let sql = stageSqlCache.get(n);
+function stageSql(d: Dialect, n: number): string {
+  let cache = stageSqlCache.get(d);
+  if (cache === undefined) stageSqlCache.set(d, (cache = new Map<number, string>()));
+  let sql = cache.get(n);
   if (sql === undefined) {
     const rows: string[] = [];
     for (let i = 0; i < n; i++) {
       const p = 2 + i * STAGE_COLUMNS;
       rows.push(
-        `($1, $${p}, $${p + 1}, $${p + 2}::json, $${p + 3}, $${p + 4}::jsonb, $${p + 5}, $${p + 6})`,
+        `($1, $${p}, $${p + 1}, ${d.cast(`$${p + 2}`, "json")}, $${p + 3}, ` +
+          `${d.cast(`$${p + 4}`, "jsonb")}, $${p + 5}, $${p + 6})`,
       );
     }
     sql = `INSERT INTO entries_staging (sync_id, name, version, server, search, claims, status, digest)
        VALUES ${rows.join(", ")}
        ON CONFLICT (sync_id, name, version) DO NOTHING`;
-    stageSqlCache.set(n, sql);
+    cache.set(n, sql);
   }
   return sql;
 }
@@ -192,30 +196,21 @@ function toEntry(r: Record<string, unknown>): StoredEntry {
     source: String(r.source),
     name: String(r.name),
     version: String(r.version),
-    server: r.server as ServerJson,
+    server: decodeJson<ServerJson>(r.server),
     status: String(r.status),
-    isLatest: r.is_latest === true,
+    isLatest: decodeBool(r.is_latest),
     publishedAt: iso(r.published_at),
     updatedAt: iso(r.updated_at),
   };
-  if (r.claims !== null && r.claims !== undefined) e.claims = r.claims as Claims;
+  if (r.claims !== null && r.claims !== undefined) e.claims = decodeJson<Claims>(r.claims);
   if (typeof r.status_message === "string") e.statusMessage = r.status_message;
   const changed = isoOpt(r.status_changed_at);
   if (changed !== undefined) e.statusChangedAt = changed;
   return e;
 }
 
-/**
- * The registry view over sources $1 (ordered): an entry is hidden when an earlier source of the
- * view has its name. Written as an anti-join so that an ordered, limited read walks the
- * (name, version) index and stops early.
- */
-function viewCondition(sources: string[]): string {
-  if (sources.length <= 1) return `e.source = ANY($1::text[])`;
-  return `e.source = ANY($1::text[]) AND NOT EXISTS (
-    SELECT 1 FROM entries p WHERE p.name = e.name AND p.source = ANY($1::text[])
-      AND array_position($1::text[], p.source::text) < array_position($1::text[], e.source::text))`;
-}
+/** Serializes changes to which sources exist and which registries use them. */
+const TOPOLOGY_LOCK = "mcpfleet-topology";
 
 /** Status rows with a live entry count (publishes do not touch the status row). */
 const STATUS_SELECT = `SELECT st.source, st.phase, st.last_attempt, st.last_success, st.message,
@@ -225,7 +220,12 @@ const STATUS_SELECT = `SELECT st.source, st.phase, st.last_attempt, st.last_succ
 export class Store {
   private generationValue = 0;
 
-  constructor(readonly db: Db) {}
+  /** The SQL fragments of the store's engine. */
+  private readonly sql: Dialect;
+
+  constructor(readonly db: Db) {
+    this.sql = db.dialect;
+  }
 
   get driver(): string {
     return this.db.driver;
@@ -246,9 +246,7 @@ export class Store {
   }
 
   async refreshGeneration(): Promise<number> {
-    const r = await this.db.query<{ generation: string | number }>(
-      `SELECT last_value AS generation FROM store_generation`,
-    );
+    const r = await this.db.query<{ generation: string | number }>(this.sql.readGeneration);
     const g = Number(r.rows[0]?.generation ?? 0);
     this.generationValue = Math.max(this.generationValue, g);
     return g;
@@ -262,7 +260,7 @@ export class Store {
   async write<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const result = await this.db.transaction(fn);
     const r = await this.db
-      .query<{ generation: string | number }>(`SELECT nextval('store_generation') AS generation`)
+      .query<{ generation: string | number }>(this.sql.nextGeneration)
       .catch(() => undefined);
     this.generationValue = Math.max(this.generationValue, Number(r?.rows[0]?.generation ?? 0));
     return result;
@@ -291,11 +289,13 @@ export class Store {
     origin: Origin,
   ): Promise<{ created: boolean }> {
     return this.write(async (tx) => {
-      const r = await tx.query<{ inserted: boolean }>(
-        `INSERT INTO sources (name, kind, config, origin) VALUES ($1, $2, $3::jsonb, $4)
-         ON CONFLICT (name) DO UPDATE SET kind = $2, config = $3::jsonb, origin = $4,
-           updated_at = now()
-         RETURNING (xmax = 0) AS inserted`,
+      await this.sql.lock(tx, TOPOLOGY_LOCK);
+      const existed = await tx.query(`SELECT 1 FROM sources WHERE name = $1`, [name]);
+      const json = this.sql.cast("$3", "jsonb");
+      await tx.query(
+        `INSERT INTO sources (name, kind, config, origin) VALUES ($1, $2, ${json}, $4)
+         ON CONFLICT (name) DO UPDATE SET kind = $2, config = ${json}, origin = $4,
+           updated_at = now()`,
         [name, kind, JSON.stringify(config), origin],
       );
       await tx.query(
@@ -303,16 +303,16 @@ export class Store {
          ON CONFLICT (source) DO NOTHING`,
         [name, kind === "managed" ? "Ready" : "Pending"],
       );
-      return { created: r.rows[0]?.inserted === true };
+      return { created: existed.rows.length === 0 };
     });
   }
 
   /** Deletes a source with its entries and status; refuses while a registry uses it. */
   async deleteSource(name: string): Promise<boolean> {
     return this.write(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('mcpfleet-topology'))`);
+      await this.sql.lock(tx, TOPOLOGY_LOCK);
       const users = await tx.query<{ name: string }>(
-        `SELECT name FROM registries WHERE $1 = ANY(sources) ORDER BY name`,
+        `SELECT name FROM registries WHERE ${this.sql.listHas("sources", "$1")} ORDER BY name`,
         [name],
       );
       if (users.rows.length > 0) {
@@ -348,9 +348,9 @@ export class Store {
     origin: Origin,
   ): Promise<{ created: boolean }> {
     return this.write(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('mcpfleet-topology'))`);
+      await this.sql.lock(tx, TOPOLOGY_LOCK);
       const known = await tx.query<{ name: string }>(
-        `SELECT name FROM sources WHERE name = ANY($1::text[])`,
+        `SELECT name FROM sources WHERE ${this.sql.inList("name", "$1")}`,
         [sources],
       );
       const missing = sources.filter((s) => !known.rows.some((k) => k.name === s));
@@ -360,15 +360,27 @@ export class Store {
           `registry "${name}" names unknown source(s): ${missing.join(", ")}`,
         );
       }
-      const r = await tx.query<{ inserted: boolean }>(
-        `INSERT INTO registries (name, sources, claims, origin) VALUES ($1, $2::text[], $3::jsonb, $4)
-         ON CONFLICT (name) DO UPDATE SET sources = $2::text[], claims = $3::jsonb, origin = $4,
-           updated_at = now()
-         RETURNING (xmax = 0) AS inserted`,
-        [name, sources, claims === undefined ? null : JSON.stringify(claims), origin],
-      );
-      return { created: r.rows[0]?.inserted === true };
+      const existed = await tx.query(`SELECT 1 FROM registries WHERE name = $1`, [name]);
+      await this.upsertRegistry(tx, name, sources, claims, origin);
+      return { created: existed.rows.length === 0 };
     });
+  }
+
+  private async upsertRegistry(
+    tx: Queryable,
+    name: string,
+    sources: string[],
+    claims: Claims | undefined,
+    origin: Origin,
+  ): Promise<void> {
+    const list = this.sql.cast("$2", "text[]");
+    const json = this.sql.cast("$3", "jsonb");
+    await tx.query(
+      `INSERT INTO registries (name, sources, claims, origin) VALUES ($1, ${list}, ${json}, $4)
+       ON CONFLICT (name) DO UPDATE SET sources = ${list}, claims = ${json}, origin = $4,
+         updated_at = now()`,
+      [name, sources, claims === undefined ? null : JSON.stringify(claims), origin],
+    );
   }
 
   async deleteRegistry(name: string): Promise<boolean> {
@@ -388,17 +400,18 @@ export class Store {
     registries: { name: string; sources: string[]; claims?: Claims }[],
   ): Promise<void> {
     await this.write(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('mcpfleet-topology'))`);
+      await this.sql.lock(tx, TOPOLOGY_LOCK);
       const regNames = registries.map((r) => r.name);
+      const json = this.sql.cast("$3", "jsonb");
       await tx.query(
-        `DELETE FROM registries WHERE origin = 'config' AND NOT (name = ANY($1::text[]))`,
+        `DELETE FROM registries WHERE origin = 'config' AND NOT (${this.sql.inList("name", "$1")})`,
         [regNames],
       );
       for (const s of sources) {
         await tx.query(
-          `INSERT INTO sources (name, kind, config, origin) VALUES ($1, $2, $3::jsonb, 'config')
-           ON CONFLICT (name) DO UPDATE SET kind = $2, config = $3::jsonb, origin = 'config',
-             updated_at = CASE WHEN sources.config = $3::jsonb THEN sources.updated_at ELSE now() END`,
+          `INSERT INTO sources (name, kind, config, origin) VALUES ($1, $2, ${json}, 'config')
+           ON CONFLICT (name) DO UPDATE SET kind = $2, config = ${json}, origin = 'config',
+             updated_at = CASE WHEN sources.config = ${json} THEN sources.updated_at ELSE now() END`,
           [s.name, s.kind, JSON.stringify(s.config)],
         );
         await tx.query(
@@ -409,7 +422,7 @@ export class Store {
       }
       const srcNames = sources.map((s) => s.name);
       const gone = await tx.query<{ name: string }>(
-        `SELECT name FROM sources WHERE origin = 'config' AND NOT (name = ANY($1::text[]))`,
+        `SELECT name FROM sources WHERE origin = 'config' AND NOT (${this.sql.inList("name", "$1")})`,
         [srcNames],
       );
       for (const g of gone.rows) {
@@ -418,13 +431,7 @@ export class Store {
         await tx.query(`DELETE FROM sources WHERE name = $1`, [g.name]);
       }
       for (const r of registries) {
-        await tx.query(
-          `INSERT INTO registries (name, sources, claims, origin)
-           VALUES ($1, $2::text[], $3::jsonb, 'config')
-           ON CONFLICT (name) DO UPDATE SET sources = $2::text[], claims = $3::jsonb,
-             origin = 'config', updated_at = now()`,
-          [r.name, r.sources, r.claims === undefined ? null : JSON.stringify(r.claims)],
-        );
+        await this.upsertRegistry(tx, r.name, r.sources, r.claims, "config");
       }
     });
   }
@@ -493,13 +500,13 @@ export class Store {
     const step = STAGE_ROWS * STAGE_COLUMNS;
     for (let i = 0; i < cols.length; i += step) {
       const chunk = cols.length <= step ? cols : cols.slice(i, i + step);
-      await this.db.query(stageSql(chunk.length / STAGE_COLUMNS), [syncId, ...chunk]);
+      await this.db.query(stageSql(this.sql, chunk.length / STAGE_COLUMNS), [syncId, ...chunk]);
     }
   }
 
   async discardStaging(syncId: string): Promise<void> {
     await this.db.query(`DELETE FROM entries_staging WHERE sync_id = $1`, [syncId]);
-    await this.afterBulkWrite(false);
+    await this.sql.afterBulkWrite(this.db, false);
   }
 
   /**
@@ -519,7 +526,7 @@ export class Store {
     let lastName = "";
     for (;;) {
       const pairs = await this.db.query<{ name: string; versions: string[] }>(
-        `SELECT name, array_agg(version) AS versions FROM entries_staging
+        `SELECT name, ${this.sql.listAgg("version")} AS versions FROM entries_staging
          WHERE sync_id = $1 AND name > $2 AND status <> 'deleted' GROUP BY name
          HAVING count(*) > 1
          ORDER BY name LIMIT 2000`,
@@ -529,28 +536,28 @@ export class Store {
       const names: string[] = [];
       const versions: string[] = [];
       for (const p of pairs.rows) {
-        const l = latestVersion(p.versions);
+        const l = latestVersion(decodeJson<string[]>(p.versions));
         if (l !== undefined) {
           names.push(p.name);
           versions.push(l);
         }
       }
       await this.db.query(
-        `UPDATE entries_staging st SET is_latest = true
-         FROM unnest($2::text[], $3::text[]) AS l(n, v)
+        `UPDATE entries_staging AS st SET is_latest = true
+         FROM ${this.sql.zip("$2", "$3")}
          WHERE st.sync_id = $1 AND st.name = l.n AND st.version = l.v`,
         [syncId, names, versions],
       );
       lastName = pairs.rows[pairs.rows.length - 1]?.name ?? lastName;
     }
     const n = await this.write(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`mcpfleet-source:${source}`]);
+      await this.sql.lock(tx, `mcpfleet-source:${source}`);
       const exists = await tx.query(`SELECT 1 FROM sources WHERE name = $1`, [source]);
       if (exists.rows.length === 0) {
         throw new McpfleetError("ERR_SOURCE_NOT_FOUND", `source "${source}" was deleted`);
       }
       await tx.query(
-        `DELETE FROM entries e WHERE e.source = $2 AND NOT EXISTS (
+        `DELETE FROM entries AS e WHERE e.source = $2 AND NOT EXISTS (
            SELECT 1 FROM entries_staging st
            WHERE st.sync_id = $1 AND st.name = e.name AND st.version = e.version)`,
         [syncId, source],
@@ -585,21 +592,8 @@ export class Store {
       );
       return n;
     });
-    await this.afterBulkWrite(true);
+    await this.sql.afterBulkWrite(this.db, true);
     return n;
-  }
-
-  /**
-   * Housekeeping after a sync wrote or dropped staged rows. PostgreSQL's autovacuum does it
-   * there (the application user does not own the tables). The embedded store has no
-   * autovacuum: without a VACUUM the emptied staging table keeps its full size (in memory when
-   * the store has no data directory) and every sync appends a new copy; and the replaced
-   * entries need fresh planner statistics.
-   */
-  private async afterBulkWrite(replaced: boolean): Promise<void> {
-    if (this.db.driver !== "pglite") return;
-    await this.db.query(`VACUUM entries_staging`);
-    if (replaced) await this.db.query(`VACUUM (ANALYZE) entries`);
   }
 
   // ---- managed entries -------------------------------------------------------------------
@@ -610,10 +604,8 @@ export class Store {
       // One name at a time (across replicas); the hot rows (status count, generation) are
       // touched last so their row locks are held only until the commit.
       // The lock is its own statement: a statement's snapshot predates a lock it waits for.
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-        `mcpfleet-entry:${source}:${entry.name}`,
-      ]);
-      const prev = await tx.query<{ version: string; claims: Claims | null; status: string }>(
+      await this.sql.lock(tx, `mcpfleet-entry:${source}:${entry.name}`);
+      const prev = await tx.query<{ version: string; claims: unknown; status: string }>(
         `SELECT version, claims, status FROM entries WHERE source = $1 AND name = $2
          ORDER BY published_at, version`,
         [source, entry.name],
@@ -626,7 +618,11 @@ export class Store {
         );
       }
       const first = rows[0];
-      if (first !== undefined && !sameClaims(first.claims ?? undefined, entry.claims)) {
+      const firstClaims =
+        first?.claims === null || first === undefined
+          ? undefined
+          : decodeJson<Claims>(first.claims);
+      if (first !== undefined && !sameClaims(firstClaims, entry.claims)) {
         throw new McpfleetError(
           "ERR_CLAIMS_MISMATCH",
           `every version of ${entry.name} must carry the claims of its first version`,
@@ -639,7 +635,8 @@ export class Store {
       const r = await tx.query(
         `INSERT INTO entries (source, name, version, server, search, claims, status, digest,
            is_latest)
-         VALUES ($1, $2, $3, $4::json, $5, $6::jsonb, $7, $8, $9)
+         VALUES ($1, $2, $3, ${this.sql.cast("$4", "json")}, $5, ${this.sql.cast("$6", "jsonb")},
+           $7, $8, $9)
          RETURNING ${ENTRY_COLUMNS.replace(/e\./g, "")}`,
         [source, ...rowValues(entry), isLatest],
       );
@@ -657,9 +654,7 @@ export class Store {
   /** Deletes one version of a managed entry; false when it does not exist. */
   async deleteVersion(source: string, name: string, version: string): Promise<boolean> {
     return this.write(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-        `mcpfleet-entry:${source}:${name}`,
-      ]);
+      await this.sql.lock(tx, `mcpfleet-entry:${source}:${name}`);
       const r = await tx.query(
         `DELETE FROM entries WHERE source = $1 AND name = $2 AND version = $3 RETURNING 1`,
         [source, name, version],
@@ -686,14 +681,12 @@ export class Store {
   ): Promise<StoredEntry[]> {
     const msg = message === undefined ? null : printable(message).slice(0, 2000);
     return this.write(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-        `mcpfleet-entry:${source}:${name}`,
-      ]);
+      await this.sql.lock(tx, `mcpfleet-entry:${source}:${name}`);
       const all = version === "all";
       const rows = await tx.query<{
         version: string;
         server: unknown;
-        claims: Claims | null;
+        claims: unknown;
         status: string;
         status_message: string | null;
       }>(
@@ -703,12 +696,14 @@ export class Store {
       );
       for (const r of rows.rows) {
         if (r.status === status && r.status_message === msg) continue;
-        const json = JSON.stringify(r.server);
+        // The digest hashes the server's JSON text as a sync writes it (key order preserved).
+        const json = JSON.stringify(decodeJson(r.server));
+        const claims = r.claims === null ? undefined : decodeJson<Claims>(r.claims);
         await tx.query(
           `UPDATE entries SET status = $4, status_message = $5, digest = $6,
              status_changed_at = now(), updated_at = now()
            WHERE source = $1 AND name = $2 AND version = $3`,
-          [source, name, r.version, status, msg, digestOfJson(json, r.claims ?? undefined, status)],
+          [source, name, r.version, status, msg, digestOfJson(json, claims, status)],
         );
       }
       if (rows.rows.length === 0) return [];
@@ -727,18 +722,17 @@ export class Store {
   /** One page of a registry view, ordered by (name, version). */
   async listEntries(sources: string[], q: ListQuery): Promise<StoredEntry[]> {
     const params: unknown[] = [sources];
-    const where: string[] = [viewCondition(sources)];
+    const where: string[] = [this.sql.view(sources.length)];
     if (q.after !== undefined) {
       params.push(q.after.name, q.after.version);
       where.push(`(e.name, e.version) > ($${params.length - 1}, $${params.length})`);
     }
     if (q.search !== undefined && q.search !== "") {
-      params.push(`%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      where.push(`e.search LIKE $${params.length}`);
+      where.push(this.sql.search(q.search.toLowerCase(), params));
     }
     if (q.updatedSince !== undefined) {
       params.push(q.updatedSince.toISOString());
-      where.push(`e.updated_at > $${params.length}::timestamptz`);
+      where.push(`e.updated_at > ${this.sql.cast(`$${params.length}`, "timestamptz")}`);
     }
     if (q.latestOnly === true) where.push(`e.is_latest`);
     if (q.version !== undefined) {
@@ -767,7 +761,7 @@ export class Store {
     const live = q.includeDeleted === true ? "" : ` AND e.status <> 'deleted'`;
     const r = await this.db.query(
       `SELECT ${ENTRY_COLUMNS} FROM entries e
-       WHERE e.name = $2 AND ${viewCondition(sources)}${live}`,
+       WHERE e.name = $2 AND ${this.sql.view(sources.length)}${live}`,
       [sources, name],
     );
     return r.rows.map(toEntry).sort((a, b) => compareVersions(b.version, a.version));
@@ -816,7 +810,7 @@ function toSource(r: Record<string, unknown>): SourceRecord {
   return {
     name: String(r.name),
     kind: String(r.kind),
-    config: r.config as Record<string, unknown>,
+    config: decodeJson<Record<string, unknown>>(r.config),
     origin: r.origin as Origin,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
@@ -826,12 +820,12 @@ function toSource(r: Record<string, unknown>): SourceRecord {
 function toRegistry(r: Record<string, unknown>): RegistryRecord {
   const reg: RegistryRecord = {
     name: String(r.name),
-    sources: r.sources as string[],
+    sources: decodeJson<string[]>(r.sources),
     origin: r.origin as Origin,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   };
-  if (r.claims !== null && r.claims !== undefined) reg.claims = r.claims as Claims;
+  if (r.claims !== null && r.claims !== undefined) reg.claims = decodeJson<Claims>(r.claims);
   return reg;
 }
 

@@ -1,7 +1,6 @@
 // The registry server alone in a process started with --expose-gc, so that the test measures
 // only the server's memory. argv[2]: the configuration file. Sends the server's URL, then answers
-// each "measure" message with process.memoryUsage() taken after full collections, plus the size
-// of the embedded store's WebAssembly memory (counted in `external`, and never shrinking).
+// each "measure" message with process.memoryUsage() taken after full collections.
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { pino } from "pino";
@@ -16,14 +15,6 @@ const server = await RegistryServer.start(
   { port: 0, log: pino({ level: "silent" }), requestTimeoutMs: 0 },
 );
 
-/** PGlite's WebAssembly memory, reached through fields the store keeps private. */
-function wasmBytes(): number {
-  const db = server.store.db as unknown as {
-    pg?: { mod?: { HEAPU8?: Uint8Array } };
-  };
-  return db.pg?.mod?.HEAPU8?.buffer.byteLength ?? 0;
-}
-
 process.on("message", (m) => {
   if (m === "measure") {
     void (async () => {
@@ -34,7 +25,7 @@ process.on("message", (m) => {
         gc(i < 3 ? undefined : { type: "major", flavor: "last-resort" });
         await new Promise((r) => setImmediate(r));
       }
-      process.send?.({ ...process.memoryUsage(), wasm: wasmBytes() });
+      process.send?.(process.memoryUsage());
     })();
   } else if (m === "stop") {
     void server.close().then(() => process.exit(0));

@@ -1,7 +1,8 @@
-// The store's schema: one ordered list of migrations, shared by both drivers. A migration is
-// never edited once released; add a new one.
+// The store's schema on PostgreSQL: one ordered list of migrations. A migration is never edited
+// once released; add a new one. (The embedded store's schema is sqlite-schema.ts.)
+import type { Migration } from "./dialect.js";
 
-export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "initial",

@@ -1,0 +1,37 @@
+// The store's SQL fragments on PostgreSQL: arrays, casts, advisory locks across replicas, a
+// sequence as the generation counter and a trigram index answering substring search.
+import type { Dialect } from "./dialect.js";
+import { POSTGRES_MIGRATIONS } from "./postgres-schema.js";
+
+export const postgresDialect: Dialect = {
+  migrations: POSTGRES_MIGRATIONS,
+  migrationsTable: `CREATE TABLE IF NOT EXISTS mcpfleet_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+  cast: (param, type) => `${param}::${type}`,
+  inList: (expr, param) => `${expr} = ANY(${param}::text[])`,
+  listHas: (column, param) => `${param} = ANY(${column})`,
+  view(sourceCount) {
+    if (sourceCount <= 1) return `e.source = ANY($1::text[])`;
+    // An anti-join, so that an ordered, limited read walks the (name, version) index and stops
+    // early.
+    return `e.source = ANY($1::text[]) AND NOT EXISTS (
+      SELECT 1 FROM entries p WHERE p.name = e.name AND p.source = ANY($1::text[])
+        AND array_position($1::text[], p.source::text) < array_position($1::text[], e.source::text))`;
+  },
+  listAgg: (expr) => `array_agg(${expr})`,
+  zip: (names, values) => `unnest(${names}::text[], ${values}::text[]) AS l(n, v)`,
+  async lock(tx, key) {
+    // Its own statement: a statement's snapshot predates a lock it waits for.
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [key]);
+  },
+  readGeneration: `SELECT last_value AS generation FROM store_generation`,
+  nextGeneration: `SELECT nextval('store_generation') AS generation`,
+  search(term, params) {
+    // `search LIKE '%term%'`, which the trigram GIN index of migration 2 answers; `\` escapes
+    // LIKE's wildcards so that they match themselves.
+    params.push(`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    return `e.search LIKE $${params.length}`;
+  },
+  // Autovacuum does it (the application user does not own the tables).
+  afterBulkWrite: () => Promise.resolve(),
+};

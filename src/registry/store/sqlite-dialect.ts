@@ -1,0 +1,55 @@
+// The store's SQL fragments on SQLite: lists as JSON text read by json_each, no casts, no locks
+// (one process writes, one transaction at a time: see sqlite.ts), a one-row table as the
+// generation counter, and FTS5's trigram index answering substring search.
+import type { Dialect } from "./dialect.js";
+import { SQLITE_MIGRATIONS } from "./sqlite-schema.js";
+
+/** FTS5 finds nothing for terms shorter than a trigram: those are matched by reading entries. */
+const TRIGRAM = 3;
+
+/** A MATCH query holding every distinct trigram of `term`, each a quoted string. */
+export function trigramQuery(term: string): string {
+  const chars = [...term];
+  const grams = new Set<string>();
+  for (let i = 0; i + TRIGRAM <= chars.length; i++) {
+    grams.add(chars.slice(i, i + TRIGRAM).join(""));
+  }
+  return [...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(" AND ");
+}
+
+export const sqliteDialect: Dialect = {
+  migrations: SQLITE_MIGRATIONS,
+  migrationsTable: `CREATE TABLE IF NOT EXISTS mcpfleet_migrations (
+    version integer PRIMARY KEY, name text NOT NULL,
+    applied_at text NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`,
+  cast: (param) => param,
+  inList: (expr, param) => `${expr} IN (SELECT value FROM json_each(${param}))`,
+  listHas: (column, param) => `${param} IN (SELECT value FROM json_each(${column}))`,
+  view(sourceCount) {
+    const mine = `e.source IN (SELECT value FROM json_each($1))`;
+    if (sourceCount <= 1) return mine;
+    return `${mine} AND NOT EXISTS (
+      SELECT 1 FROM json_each($1) AS earlier JOIN entries p ON p.source = earlier.value
+      WHERE p.name = e.name
+        AND earlier.key < (SELECT key FROM json_each($1) WHERE value = e.source))`;
+  },
+  listAgg: (expr) => `json_group_array(${expr})`,
+  zip: (names, values) =>
+    `(SELECT a.value AS n, b.value AS v FROM json_each(${names}) AS a
+      JOIN json_each(${values}) AS b ON a.key = b.key) AS l`,
+  lock: () => Promise.resolve(),
+  readGeneration: `SELECT value AS generation FROM store_generation`,
+  nextGeneration: `UPDATE store_generation SET value = value + 1 RETURNING value AS generation`,
+  search(term, params) {
+    params.push(term);
+    const contains = `instr(e.search, $${params.length}) > 0`;
+    if ([...term].length < TRIGRAM) return contains;
+    params.push(trigramQuery(term));
+    return `e.id IN (SELECT rowid FROM entries_search WHERE entries_search MATCH $${params.length})
+      AND ${contains}`;
+  },
+  async afterBulkWrite(db, replaced) {
+    // Fresh planner statistics where they are due (SQLite has no background analyze).
+    if (replaced) await db.query(`PRAGMA optimize`);
+  },
+};
