@@ -1,8 +1,8 @@
 // The controller's view of a Git repository: resolve the watched branch, tag or commit to a
-// commit SHA, fetch only what is new, and check a directory of that commit out into a work tree
-// of its own. Remote repositories (http/https) are fetched into a bare cache reused by every
+// commit SHA, fetch only what is new, and read the watched directory of that commit from the
+// object store. Remote repositories (http/https) are fetched into a bare cache reused by every
 // poll; file:// repositories are read in place (there is nothing to download).
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { Agent as HttpsAgent } from "node:https";
 import { join } from "node:path";
@@ -11,6 +11,9 @@ import git from "isomorphic-git";
 import nodeHttp from "isomorphic-git/http/node";
 import type { GitHttpRequest, HttpClient } from "isomorphic-git/http/node";
 import { McpfleetError } from "../errors.js";
+import { DEFAULT_OPTIONS } from "../validate/types.js";
+import { ObjectStore } from "./git-objects.js";
+import { type TreeFile, commitTree, readResourceTree, subtree } from "./git-tree.js";
 
 /** What to follow: exactly one of a branch, a tag or a commit (none means the remote's HEAD). */
 export type GitRevisionSpec = { branch: string } | { tag: string } | { commit: string } | object;
@@ -30,19 +33,19 @@ export interface GitSourceOptions {
   ref: GitRevisionSpec;
   /** Directory inside the repository to check out ("" or "." for all of it). */
   path?: string;
-  /** Where clones and work trees are kept. */
+  /** Where clones of remote repositories are kept. */
   cacheDir: string;
   auth?: GitAuth;
   /** PEM bundle of extra certificate authorities trusted for https:// repositories. */
   caFile?: string;
-  /** Work trees kept besides the newest (older ones are deleted). */
-  keepTrees?: number;
   /**
    * Every shallow fetch adds a pack to the cache; past this many, the cache is dropped and the
    * next fetch starts afresh (one shallow fetch), so a long-running controller's disk use stays
    * bounded. Default 64.
    */
   maxPacks?: number;
+  /** Largest resource file checked out; a larger one refuses the revision unread. */
+  maxFileBytes?: number;
 }
 
 export interface Revision {
@@ -53,12 +56,12 @@ export interface Revision {
 }
 
 export interface Checkout extends Revision {
-  /** Root of the work tree (the repository's root at this commit, holding only `path`). */
-  root: string;
-  /** `root` joined with the watched path: the directory to load resources from. */
-  dir: string;
   /** Git tree id of the watched path at this commit: equal ids mean equal content. */
-  tree?: string;
+  tree: string;
+  /** The watched path's resource files, named by their path in the repository. */
+  files: TreeFile[];
+  /** Entries of the watched path left out that a reader could expect (symbolic links). */
+  warnings: string[];
 }
 
 const SHA = /^[0-9a-f]{40}$/;
@@ -404,98 +407,32 @@ export class GitSource {
   }
 
   /**
-   * Checks out the watched path of `revision` into a work tree of its own, written to a
-   * temporary directory first and renamed into place, so no reader ever sees half a tree.
-   * An existing tree for the same commit is reused.
+   * Reads the resource files of the watched path at `revision` straight from the object store
+   * into memory (see git-tree.ts): no work tree is written.
    */
-  async checkout(revision: Revision): Promise<Checkout> {
-    const treesDir = join(this.opts.cacheDir, "trees");
-    fs.mkdirSync(treesDir, { recursive: true });
-    const pathKey = createHash("sha256").update(this.path).digest("hex").slice(0, 8);
-    const name = `${revision.commit}.${pathKey}`;
-    const root = join(treesDir, name);
-    const dir = this.path === "" ? root : join(root, ...this.path.split("/"));
-    let pathTree: string | undefined;
+  checkout(revision: Revision): Promise<Checkout> {
+    return new Promise((resolve) => resolve(this.readCheckout(revision)));
+  }
+
+  private readCheckout(revision: Revision): Checkout {
+    const store = new ObjectStore(this.gitdir);
     try {
-      const { tree } = (await git.readCommit({ fs, gitdir: this.gitdir, oid: revision.commit }))
-        .commit;
-      pathTree = this.path === "" ? tree : await this.subtree(tree, this.path);
-    } catch {
-      pathTree = undefined; // reported by the checkout below
-    }
-    const withTree = pathTree !== undefined ? { tree: pathTree } : {};
-    if (!fs.existsSync(root)) {
-      const tmp = join(treesDir, `.tmp-${name}-${randomBytes(4).toString("hex")}`);
-      try {
-        fs.mkdirSync(tmp);
-        const { tree } = await git
-          .readCommit({ fs, gitdir: this.gitdir, oid: revision.commit })
-          .then((c) => c.commit);
-        let oid = tree;
-        if (this.path !== "") {
-          const sub = await this.subtree(tree, this.path);
-          if (sub === undefined) {
-            throw new McpfleetError(
-              "ERR_INVALID_RESOURCES",
-              `--path ${this.path} does not exist at commit ${revision.commit.slice(0, 12)}`,
-            );
-          }
-          oid = sub;
-        }
-        const dest = this.path === "" ? tmp : join(tmp, ...this.path.split("/"));
-        fs.mkdirSync(dest, { recursive: true });
-        await this.writeTree(oid, dest);
-        fs.renameSync(tmp, root);
-      } catch (err) {
-        fs.rmSync(tmp, { recursive: true, force: true });
-        if (fs.existsSync(root)) return { ...revision, root, dir, ...withTree };
-        throw gitError(err, this.url, this.refName);
+      const tree = subtree(store, commitTree(store, revision.commit), this.path);
+      if (tree === undefined) {
+        throw new McpfleetError(
+          "ERR_INVALID_RESOURCES",
+          `--path ${this.path} does not exist at commit ${revision.commit.slice(0, 12)}`,
+        );
       }
-    }
-    this.prune(treesDir, name);
-    return { ...revision, root, dir, ...withTree };
-  }
-
-  private async subtree(tree: string, path: string): Promise<string | undefined> {
-    let oid = tree;
-    for (const part of path.split("/")) {
-      const { tree: entries } = await git.readTree({ fs, gitdir: this.gitdir, oid });
-      const entry = entries.find((e) => e.path === part);
-      if (entry?.type !== "tree") return undefined;
-      oid = entry.oid;
-    }
-    return oid;
-  }
-
-  /** Writes a tree's files. Symbolic links and submodules are skipped: they could point anywhere. */
-  private async writeTree(oid: string, dest: string): Promise<void> {
-    const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid });
-    for (const entry of tree) {
-      if (entry.path.includes("/") || entry.path === ".." || entry.path === ".") continue;
-      const target = join(dest, entry.path);
-      if (entry.type === "tree") {
-        fs.mkdirSync(target);
-        await this.writeTree(entry.oid, target);
-      } else if (entry.type === "blob" && entry.mode !== "120000") {
-        const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid: entry.oid });
-        fs.writeFileSync(target, blob);
-      }
-    }
-  }
-
-  /** Keeps the newest work trees (by modification time) and the current one; deletes the rest. */
-  private prune(treesDir: string, current: string): void {
-    const keep = this.opts.keepTrees ?? 1;
-    const entries = fs
-      .readdirSync(treesDir)
-      .filter((n) => n !== current)
-      .map((n) => ({ n, t: fs.statSync(join(treesDir, n)).mtimeMs }))
-      .sort((a, b) => b.t - a.t);
-    // Leftover temporary trees are from an interrupted checkout: always removed.
-    const stale = entries.filter((e) => e.n.startsWith(".tmp-"));
-    const old = entries.filter((e) => !e.n.startsWith(".tmp-")).slice(keep);
-    for (const { n } of [...stale, ...old]) {
-      fs.rmSync(join(treesDir, n), { recursive: true, force: true });
+      const read = readResourceTree(store, tree, {
+        path: this.path,
+        maxFileBytes: this.opts.maxFileBytes ?? DEFAULT_OPTIONS.maxFileBytes,
+      });
+      return { ...revision, tree, files: read.files, warnings: read.warnings };
+    } catch (err) {
+      throw gitError(err, this.url, this.refName);
+    } finally {
+      store.close();
     }
   }
 }

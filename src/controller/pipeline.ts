@@ -3,7 +3,7 @@
 // An invalid revision yields its errors as `file:line:column` lines relative to the repository
 // root, and no objects at all.
 import { relative, sep } from "node:path";
-import { loadPaths } from "../synth/load.js";
+import { type LoadResult, loadPaths, loadTexts } from "../synth/load.js";
 import type { KubeObject, Resource } from "../synth/model.js";
 import { renderWithOwners } from "./cluster-plan.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
@@ -28,15 +28,15 @@ export type RenderOutcome =
     }
   | { ok: false; errors: string[]; warnings: string[] };
 
-/** Error and warning lines of a report, with file names relative to `root`. */
+/** Error and warning lines of a report, with file names relative to `root` when one is given. */
 export function reportLines(
   report: Report,
-  root: string,
+  root?: string,
 ): { errors: string[]; warnings: string[] } {
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const r of report.resources) {
-    const rel = relative(root, r.file);
+    const rel = root === undefined ? r.file : relative(root, r.file);
     const file = rel.startsWith("..") ? r.file : rel.split(sep).join("/");
     const shown = { ...r, file };
     for (const e of r.errors) errors.push(issueLine(shown, e, "error"));
@@ -61,7 +61,23 @@ export async function renderPaths(
   options: RenderOptions = {},
 ): Promise<RenderOutcome> {
   const loaded = await loadPaths(paths, { namespace: options.namespace ?? "default" });
-  const { errors, warnings } = reportLines(loaded.report, root);
+  return renderLoaded(loaded, reportLines(loaded.report, root), options);
+}
+
+/** Validates and synthesizes files given as text (a revision read from git), named as given. */
+export async function renderFiles(
+  files: readonly { name: string; text: string }[],
+  options: RenderOptions = {},
+): Promise<RenderOutcome> {
+  const loaded = await loadTexts(files, { namespace: options.namespace ?? "default" });
+  return renderLoaded(loaded, reportLines(loaded.report), options);
+}
+
+function renderLoaded(
+  loaded: LoadResult,
+  { errors, warnings }: { errors: string[]; warnings: string[] },
+  options: RenderOptions,
+): RenderOutcome {
   if (!loaded.valid || errors.length > 0) {
     return { ok: false, errors, warnings };
   }

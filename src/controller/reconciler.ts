@@ -7,7 +7,7 @@ import { isMcpfleetError } from "../errors.js";
 import type { SynthOptions } from "../synth/options.js";
 import type { Applier, ApplyResult } from "./applier.js";
 import type { GitSource, Revision } from "./git-source.js";
-import { renderDirectory } from "./pipeline.js";
+import { renderFiles } from "./pipeline.js";
 import type { Stage, ControllerStatus } from "./status.js";
 
 export interface Logger {
@@ -176,14 +176,16 @@ export class Reconciler {
     }
     let rendered;
     try {
-      rendered = await renderDirectory(checkout.dir, checkout.root, {
+      rendered = await renderFiles(checkout.files, {
         ...(this.opts.namespace !== undefined ? { namespace: this.opts.namespace } : {}),
         ...(this.opts.synth !== undefined ? { synth: this.opts.synth } : {}),
       });
     } catch (err) {
       return this.fail("render", err, revision, started);
     }
-    for (const w of rendered.warnings) this.log.warn({ revision: revision.commit }, w);
+    for (const w of [...checkout.warnings, ...rendered.warnings]) {
+      this.log.warn({ revision: revision.commit }, w);
+    }
     if (!rendered.ok) {
       this.lastInvalid = revision.commit;
       const message = `revision ${revision.commit.slice(0, 12)} is invalid and was not applied; ${

@@ -17,7 +17,7 @@ import {
 import { toYaml } from "../synth/render.js";
 import { type Applier, type ApplyResult, type ObjectChange, objectName } from "./applier.js";
 import type { Checkout, Revision } from "./git-source.js";
-import { type RenderOptions, renderDirectory } from "./pipeline.js";
+import { type RenderOptions, renderFiles } from "./pipeline.js";
 
 export const REVISION_FILE = "revision.txt";
 /** File of objects without a namespace (synthesis puts every object in one; kept for safety). */
@@ -155,7 +155,7 @@ export async function renderToDir(
   target: DirTarget,
   options: RenderOptions = {},
 ): Promise<RenderTargetOutcome> {
-  const rendered = await renderDirectory(checkout.dir, checkout.root, options);
+  const rendered = await renderFiles(checkout.files, options);
   if (!rendered.ok) return rendered;
   const result = await target.apply(rendered.objects, checkout);
   return { ok: true, result, objects: rendered.objects.length };

@@ -38,6 +38,11 @@ export function isInputError(input: Input): input is InputError {
   return "error" in input;
 }
 
+/** True for a directory entry a recursive walk leaves alone (hidden entries, node_modules). */
+export function isSkippedEntry(name: string): boolean {
+  return name.startsWith(".") || SKIPPED_DIRS.has(name);
+}
+
 export function hasResourceExtension(name: string): boolean {
   const lower = name.toLowerCase();
   return EXTENSIONS.some((ext) => lower.endsWith(ext));
@@ -104,7 +109,7 @@ export function collectInputs(paths: readonly string[]): Input[] {
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      if (entry.name.startsWith(".") || SKIPPED_DIRS.has(entry.name)) continue;
+      if (isSkippedEntry(entry.name)) continue;
       const full = join(dir, entry.name);
       let isDir = entry.isDirectory();
       let isFile = entry.isFile();
@@ -248,7 +253,7 @@ export async function readProcessStdin(maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks, total);
 }
 
-function tooLarge(maxBytes: number): string {
+export function tooLarge(maxBytes: number): string {
   return `file is larger than the ${formatBytes(maxBytes)} limit; split it into smaller files`;
 }
 

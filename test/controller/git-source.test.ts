@@ -2,11 +2,15 @@ import { execFileSync } from "node:child_process";
 import { request as httpRequest } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { readFileSync, readdirSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GitSource, type GitSourceOptions } from "../../src/controller/git-source.js";
+import {
+  type Checkout,
+  GitSource,
+  type GitSourceOptions,
+} from "../../src/controller/git-source.js";
 import { isMcpfleetError } from "../../src/errors.js";
 import {
   commitFiles,
@@ -29,14 +33,10 @@ async function code(p: Promise<unknown>): Promise<string> {
   return "no error";
 }
 
-function listFiles(dir: string, prefix = ""): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const rel = prefix === "" ? e.name : `${prefix}/${e.name}`;
-    if (e.isDirectory()) out.push(...listFiles(join(dir, e.name), rel));
-    else out.push(rel);
-  }
-  return out.sort();
+/** A checkout's files by name, below `under` (the watched path) when given. */
+function filesOf(co: Checkout, under = ""): Record<string, string> {
+  const prefix = under === "" ? "" : `${under}/`;
+  return Object.fromEntries(co.files.map((f) => [f.name.slice(prefix.length), f.text]));
 }
 
 describe("GitSource over HTTP (git http-backend)", () => {
@@ -73,8 +73,10 @@ describe("GitSource over HTTP (git http-backend)", () => {
     const rev = await src.resolve();
     expect(rev.commit).toBe(first);
     const co = await src.checkout(rev);
-    expect(listFiles(co.root)).toEqual(["clusters/prod/a.yaml", "clusters/prod/sub/b.yaml"]);
-    expect(readFileSync(join(co.dir, "a.yaml"), "utf8")).toBe("a: 1\n");
+    expect(filesOf(co)).toEqual({
+      "clusters/prod/a.yaml": "a: 1\n",
+      "clusters/prod/sub/b.yaml": "b: 1\n",
+    });
   });
 
   it("fetches nothing when the tip has not moved, and follows new, changed and removed files", async () => {
@@ -96,8 +98,7 @@ describe("GitSource over HTTP (git http-backend)", () => {
     const rev = await src.resolve();
     expect(rev.commit).toBe(second);
     const co = await src.checkout(rev);
-    expect(listFiles(co.dir)).toEqual(["a.yaml", "c.yaml"]);
-    expect(readFileSync(join(co.dir, "a.yaml"), "utf8")).toBe("a: 2\n");
+    expect(filesOf(co, "clusters/prod")).toEqual({ "a.yaml": "a: 2\n", "c.yaml": "c: 1\n" });
   });
 
   it("keeps the cache bounded: past maxPacks it starts afresh with one shallow fetch", async () => {
@@ -116,7 +117,7 @@ describe("GitSource over HTTP (git http-backend)", () => {
       const rev = await src.resolve();
       expect(rev.commit).toBe(sha);
       const co = await src.checkout(rev);
-      expect(readFileSync(join(co.dir, "n.yaml"), "utf8")).toBe(`n: ${i}\n`);
+      expect(filesOf(co, "clusters/prod")["n.yaml"]).toBe(`n: ${i}\n`);
       seen.push(packs());
     }
     expect(Math.max(...seen)).toBeLessThanOrEqual(3);
@@ -134,7 +135,7 @@ describe("GitSource over HTTP (git http-backend)", () => {
     const rev = await src.resolve();
     expect(rev.commit).toBe(sideways);
     const co = await src.checkout(rev);
-    expect(listFiles(co.dir)).toEqual(["a.yaml", "e.yaml", "sub/b.yaml"]);
+    expect(Object.keys(filesOf(co, "clusters/prod"))).toEqual(["a.yaml", "e.yaml", "sub/b.yaml"]);
   });
 
   it("pins a tag (annotated, peeled to its commit) and a commit", async () => {
@@ -151,7 +152,7 @@ describe("GitSource over HTTP (git http-backend)", () => {
     await byCommit.resolve();
     expect(byCommit.fetches).toBe(fetches);
     const co = await byCommit.checkout(rev);
-    expect(listFiles(co.dir)).toEqual(["a.yaml", "sub/b.yaml"]);
+    expect(Object.keys(filesOf(co, "clusters/prod"))).toEqual(["a.yaml", "sub/b.yaml"]);
 
     const short = source({ ref: { commit: first.slice(0, 10) } });
     expect((await short.resolve()).commit).toBe(first);
@@ -305,7 +306,7 @@ describe("GitSource over file://", () => {
     const rev = await src.resolve();
     expect(rev.commit).toBe(second);
     const co = await src.checkout(rev);
-    expect(listFiles(co.dir)).toEqual(["a.yaml", "b.yaml"]);
+    expect(Object.keys(filesOf(co, "deploy"))).toEqual(["a.yaml", "b.yaml"]);
     expect(src.fetches).toBe(0);
 
     expect((await new GitSource({ url, ref: { tag: "v1" }, cacheDir }).resolve()).commit).toBe(
@@ -314,7 +315,7 @@ describe("GitSource over file://", () => {
     expect((await new GitSource({ url, ref: {}, cacheDir }).resolve()).commit).toBe(second);
     const pinned = new GitSource({ url, ref: { commit: first }, path: "deploy", cacheDir });
     const old = await pinned.checkout(await pinned.resolve());
-    expect(listFiles(old.dir)).toEqual(["a.yaml"]);
+    expect(Object.keys(filesOf(old, "deploy"))).toEqual(["a.yaml"]);
     expect(await code(new GitSource({ url, ref: { branch: "x" }, cacheDir }).resolve())).toBe(
       "ERR_GIT_REF_NOT_FOUND",
     );
@@ -324,20 +325,18 @@ describe("GitSource over file://", () => {
     );
   });
 
-  it("keeps one older work tree and leaves no temporary directories", async () => {
-    const work = tmp("trees");
+  it("writes nothing to the cache directory for a local repository", async () => {
+    const work = tmp("in-place");
     makeRepo(work, { "a.yaml": "a: 1\n" });
     const cacheDir = tmp("cache");
     const src = new GitSource({ url: pathToFileURL(work).href, ref: { branch: "main" }, cacheDir });
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 3; i++) {
       commitFiles(work, { "a.yaml": `a: ${i + 2}\n` }, `c${i}`);
-      await src.checkout(await src.resolve());
+      expect(filesOf(await src.checkout(await src.resolve()))).toEqual({
+        "a.yaml": `a: ${i + 2}\n`,
+      });
     }
-    const trees = readdirSync(join(cacheDir, "trees"));
-    expect(trees).toHaveLength(2);
-    expect(trees.some((t) => t.startsWith(".tmp-"))).toBe(false);
-    rmSync(cacheDir, { recursive: true, force: true });
-    expect(existsSync(cacheDir)).toBe(false);
+    expect(existsSync(cacheDir) ? readdirSync(cacheDir) : []).toEqual([]);
   });
 });
 
@@ -423,7 +422,7 @@ describe("GitSource over HTTPS with a private CA", () => {
     const rev = await trusted.resolve();
     expect(rev.commit).toBe(head);
     const co = await trusted.checkout(rev);
-    expect(readFileSync(join(co.dir, "a.yaml"), "utf8")).toBe("a: 1\n");
+    expect(filesOf(co)).toEqual({ "a.yaml": "a: 1\n" });
     const untrusted = new GitSource({ url, ref: { branch: "main" }, cacheDir: tmp("c") });
     const err = await untrusted.resolve().catch((e: unknown) => e);
     expect(isMcpfleetError(err) && err.code).toBe("ERR_GIT_FAILED");
