@@ -203,7 +203,9 @@ describe("nothing outside the repository", () => {
     makeRepo(work, { "fleet/a.yaml": "a: 1\n" });
     const blob = gitCmd(work, "hash-object", "-w", "fleet/a.yaml");
     const mktree = (entry: string) =>
-      execFileSync("git", ["mktree"], { cwd: work, input: `${entry}\n` }).toString().trim();
+      execFileSync("git", ["mktree"], { cwd: work, input: `${entry}\n` })
+        .toString()
+        .trim();
     const inner = mktree(`100644 blob ${blob}\tx.yaml`);
     const evil = mktree(`040000 tree ${inner}\t..`);
     const fleet = mktree(`040000 tree ${evil}\tfleet`);
