@@ -95,6 +95,34 @@ describe.skipIf(noCluster())("suspend and resume (the sync's own check)", () => 
       expect(h.status.lastAppliedRevision).toBe(first);
       expect(h.status.lastAttemptedRevision).toBe(first);
 
+      // A controller run as a CronJob (--once) honours the suspension too, and exits 0.
+      const lines: string[] = [];
+      const once = await runController(
+        parseControllerArgs([
+          "--once",
+          "--repo",
+          pathToFileURL(repo).href,
+          "--branch",
+          "main",
+          "--path",
+          "fleet",
+          "--kubeconfig",
+          kubeconfig(),
+          "-n",
+          ns,
+          "--controller-namespace",
+          ns,
+          "--cache-dir",
+          tmp("ops-once"),
+        ])!,
+        { stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) },
+      );
+      expect(once).toBe(0);
+      expect(lines).toContain(
+        "sync skipped: the controller is suspended (mcpfleet resume lifts it)",
+      );
+      expect(argsOf(await h.get("MCPServer", "time"))).toEqual(["--first"]);
+
       const resumed = await runCli(["resume", "--no-wait", ...flags(ns)]);
       expect(resumed.status).toBe(0);
       expect(resumed.stdout).toMatch(/^resumed; sync requested of the controller of /);
