@@ -98,13 +98,15 @@ describe("mcpfleet synth", () => {
     const r = await mcpfleet("synth", examples, "-d", out);
     expect(r.stderr).toContain("file(s) written");
     expect(r.status).toBe(0);
-    // examples/resources has no namespace (default); examples/gitops has one per directory.
+    // examples/resources has no namespace (default); examples/gitops has one per directory,
+    // examples/enforce-servers its own.
     expect(listFiles(out)).toEqual([
       ".mcpfleet-output.json",
       "default.yaml",
       "engineering.yaml",
       "install/00-crds.yaml",
       "install/01-controller.yaml",
+      "mcp-approved.yaml",
       "platform.yaml",
     ]);
     const text = readFileSync(join(out, "default.yaml"), "utf8");
@@ -144,7 +146,7 @@ describe("mcpfleet synth", () => {
     writeFileSync(join(out, "README.md"), "notes\n");
     const r = await mcpfleet("synth", join(examples, "resources"), "-d", out, "--no-install");
     expect(r.status).toBe(0);
-    expect(r.stderr).toContain("4 removed");
+    expect(r.stderr).toContain("5 removed");
     expect(listFiles(out)).toEqual([".mcpfleet-output.json", "README.md", "default.yaml"]);
   });
 
