@@ -24,6 +24,8 @@ import {
 import { refMatcher } from "../controller/webhook.js";
 import { LeaderElector } from "../controller/leader.js";
 import { OperationRequests } from "../controller/operation-requests.js";
+import { parseServiceAccount } from "../controller/impersonation.js";
+import { checkNamespaceName, parseNamespaceAllow } from "../controller/tenancy.js";
 
 const USAGE = `Usage: mcpfleet controller --repo URL [options]
 
@@ -63,6 +65,15 @@ Target:
       --lease-duration DURATION
                                leader election: another replica takes over after this (default 15s)
   -n, --namespace NS           namespace of resources whose metadata has none (default "default")
+      --wait-timeout DURATION  after applying, wait this long for the Deployments and StatefulSets
+                               to roll out; not ready in time fails the revision (default: no wait)
+Tenancy (who can push decides what runs; see docs/gitops.md):
+      --namespace-allow GLOBS  namespaces a revision may write to (comma-separated, repeatable;
+                               * and ?); the controller's own and kube-* only when named
+      --target-namespace NS    every resource lives in NS (its default, and the only one allowed)
+      --service-account NS/NAME
+                               write the revision's objects as this ServiceAccount (impersonation):
+                               its RBAC decides what the repository may change
 Serving (not with --once):
       --listen ADDR            /healthz, /readyz, /metrics, /hook on [HOST:]PORT (default :8080)
       --webhook-secret-file FILE
@@ -140,7 +151,11 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
       prune: { type: "boolean", default: false },
       "force-recreate": { type: "boolean", default: false },
       "dry-run": { type: "boolean", default: false },
-      namespace: { type: "string", short: "n", default: "default" },
+      namespace: { type: "string", short: "n" },
+      "namespace-allow": { type: "string", multiple: true },
+      "target-namespace": { type: "string" },
+      "service-account": { type: "string" },
+      "wait-timeout": { type: "string" },
       listen: { type: "string", default: ":8080" },
       "webhook-secret-file": { type: "string" },
       "log-format": { type: "string" },
@@ -193,16 +208,42 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
       throw usage((err as Error).message);
     }
   }
-  let target: TargetSpec;
+  let targetSpec: TargetSpec;
   let listen;
   try {
-    target = parseTarget(v.target);
+    targetSpec = parseTarget(v.target);
     listen = parseListen(v.listen);
   } catch (err) {
     throw usage((err as Error).message.replace(/^controller: /, ""));
   }
   if (v["field-manager"] === "") throw usage("--field-manager must not be empty");
   if (v.namespace === "") throw usage("--namespace must not be empty");
+  let allow: string[];
+  let target: string | undefined;
+  let serviceAccount;
+  try {
+    allow = parseNamespaceAllow(v["namespace-allow"] ?? []);
+    target =
+      v["target-namespace"] !== undefined
+        ? checkNamespaceName(v["target-namespace"], "--target-namespace")
+        : undefined;
+    serviceAccount =
+      v["service-account"] !== undefined
+        ? parseServiceAccount(v["service-account"], target)
+        : undefined;
+  } catch (err) {
+    throw usage((err as Error).message);
+  }
+  if (target !== undefined && allow.length > 0) {
+    throw usage("give one of --target-namespace and --namespace-allow, not both");
+  }
+  if (target !== undefined && v.namespace !== undefined && v.namespace !== target) {
+    throw usage(`-n ${v.namespace} contradicts --target-namespace ${target}`);
+  }
+  const waitTimeoutMs =
+    v["wait-timeout"] === undefined || v["wait-timeout"] === "0"
+      ? undefined
+      : duration(v["wait-timeout"], "--wait-timeout");
   const logFormat = v["log-format"] ?? (v.once ? "text" : "json");
   if (logFormat !== "json" && logFormat !== "text") {
     throw usage(`--log-format must be json or text, not ${logFormat}`);
@@ -227,7 +268,7 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
     jitterMs,
     driftIntervalMs: duration(v["drift-interval"], "--drift-interval"),
     once: v.once,
-    target,
+    target: targetSpec,
     cluster: {
       ...(v.kubeconfig !== undefined ? { kubeconfig: v.kubeconfig } : {}),
       ...(v.context !== undefined ? { context: v.context } : {}),
@@ -235,9 +276,16 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
       prune: v.prune,
       forceRecreate: v["force-recreate"],
       ...(v["controller-namespace"] !== undefined ? { namespace: v["controller-namespace"] } : {}),
+      tenancy: {
+        allow,
+        ...(target !== undefined ? { target } : {}),
+        ...(v.namespace !== undefined ? { defaultNamespace: v.namespace } : {}),
+        ...(serviceAccount !== undefined ? { serviceAccount } : {}),
+      },
+      ...(waitTimeoutMs !== undefined ? { waitTimeoutMs } : {}),
     },
     dryRun: v["dry-run"],
-    namespace: v.namespace,
+    namespace: target ?? v.namespace ?? "default",
     listen,
     ...(v["webhook-secret-file"] !== undefined
       ? { webhookSecretFile: v["webhook-secret-file"] }
@@ -283,6 +331,10 @@ function summary(outcome: SyncOutcome, target: string): string {
       return `revision ${outcome.revision.commit} (${outcome.revision.ref}) is already applied to ${target}`;
     case "invalid":
       return `revision ${outcome.revision.commit} is invalid (${outcome.errors.length} errors); nothing was applied`;
+    case "not-ready":
+      return `applied revision ${outcome.revision.commit} (${outcome.revision.ref}) to ${target}, but ${outcome.notReady.length} workload(s) did not roll out: ${outcome.notReady.map((n) => `${n.object} (${n.reason})`).join(", ")}`;
+    case "refused":
+      return `revision ${outcome.revision.commit} was refused (${outcome.refusals.length} objects outside what this controller may apply); nothing was applied`;
     case "suspended":
       return `sync skipped: the controller is suspended (mcpfleet resume lifts it)`;
     case "failed":
@@ -346,9 +398,14 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     client?.close();
     if (outcome.kind === "invalid") for (const e of outcome.errors) err(e);
     const line = summary(outcome, applier.target);
-    if (outcome.kind === "failed" || outcome.kind === "invalid") err(line);
-    else out(line);
-    return outcome.kind === "failed" || outcome.kind === "invalid" ? 1 : 0;
+    const ok =
+      outcome.kind === "applied" ||
+      outcome.kind === "dry-run" ||
+      outcome.kind === "unchanged" ||
+      outcome.kind === "suspended";
+    if (ok) out(line);
+    else err(line);
+    return ok ? 0 : 1;
   }
 
   // The first sync of a leader re-checks the applied revision against the cluster's inventory.
@@ -366,7 +423,9 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
       forceNext = false;
       const outcome = await reconciler.sync({ force });
       await operations?.record();
-      return outcome.kind === "failed" ? { retry: true } : undefined;
+      return outcome.kind === "failed" || outcome.kind === "not-ready"
+        ? { retry: true }
+        : undefined;
     },
     onError: (e) => log.error({}, `sync failed: ${(e as Error).message}`),
   });

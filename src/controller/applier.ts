@@ -11,6 +11,15 @@ export interface ObjectChange {
   action: "created" | "configured" | "unchanged" | "pruned" | "recreated";
 }
 
+/** A workload the revision applied that had not rolled out when the wait ended. */
+export interface NotReady {
+  /** `Kind namespace/name`. */
+  object: string;
+  /** ProgressDeadlineExceeded (failed), or RolloutTimeout (still progressing). */
+  reason: string;
+  message: string;
+}
+
 export interface ApplyResult {
   /** Objects written (created or changed). */
   applied: number;
@@ -19,6 +28,8 @@ export interface ApplyResult {
   changes: ObjectChange[];
   /** Custom resource statuses written (cluster target). */
   statuses?: number;
+  /** With a rollout wait: the workloads not rolled out in time (the revision is not healthy). */
+  notReady?: NotReady[];
 }
 
 export interface ApplyOptions {

@@ -6,8 +6,9 @@
 // live object still carries our marker. Retryable API errors (409, 429, 5xx) back off with jitter.
 import { randomBytes } from "node:crypto";
 import { McpfleetError } from "../errors.js";
+import { type AdmissionCheck, AdmissionRefusedError, admit } from "./admission.js";
 import type { KubeObject, Resource } from "../synth/model.js";
-import type { Applier, ApplyOptions, ApplyResult, ObjectChange } from "./applier.js";
+import type { Applier, ApplyOptions, ApplyResult, NotReady, ObjectChange } from "./applier.js";
 import { objectName } from "./applier.js";
 import { type BackoffOptions, withBackoff } from "./backoff.js";
 import {
@@ -20,13 +21,34 @@ import {
   withOwner,
 } from "./cluster-plan.js";
 import { ResourceStatusWriter } from "./cluster-status.js";
+import { ROLLOUT_KINDS, waitForRollout, workloadName } from "./health.js";
 import { EventRecorder } from "./events.js";
 import type { Revision } from "./git-source.js";
 import { type InventoryEntry, InventoryStore, sameEntries } from "./inventory.js";
 import { KubeApiError, type KubeClient, type LiveObject } from "./kube-client.js";
 
 export interface ClusterApplierOptions {
+  /** The controller's own client: inventory, Events, resource status, CRDs, rollout reads. */
   client: KubeClient;
+  /**
+   * Who writes the revision's objects (everything but our CRDs): a client impersonating a
+   * ServiceAccount confines them to its RBAC. Default: `client`.
+   */
+  writer?: KubeClient;
+  /**
+   * Run over every planned object before anything is written (tenancy.ts and other policies);
+   * one refusal refuses the revision. Policies that look at a single object belong here.
+   */
+  admission?: readonly AdmissionCheck[];
+  /** Apply the Namespaces the resources live in (default true; off when writing as a tenant). */
+  namespaces?: boolean;
+  /**
+   * After applying, wait this long (ms) for the revision's Deployments and StatefulSets to roll
+   * out (0 or absent: no wait); what is not done by then is reported in `ApplyResult.notReady`.
+   */
+  waitTimeoutMs?: number;
+  /** Between rollout reads (ms, default 1 s). */
+  rolloutPollMs?: number;
   fieldManager: string;
   prune: boolean;
   forceRecreate: boolean;
@@ -92,12 +114,25 @@ function immutableFields(err: KubeApiError): string {
   return fields.length > 0 ? fields.join(", ") : "an immutable field";
 }
 
+/** An API error about one object, said with the object's name (other errors unchanged). */
+function apiFailure(o: KubeObject, err: unknown): unknown {
+  if (!(err instanceof KubeApiError)) return err;
+  return new McpfleetError(
+    "ERR_KUBE_API",
+    `${objectName(o)}: ${err.message} (HTTP ${err.status})`,
+    {
+      cause: err,
+    },
+  );
+}
+
 export class ClusterApplier implements Applier {
   readonly target = "cluster";
   readonly sameTreeIsNoop = true;
   readonly inventory: InventoryStore;
   private readonly opts: ClusterApplierOptions;
   private readonly client: KubeClient;
+  private readonly writer: KubeClient;
   private readonly hmacEnsured = new Set<string>();
   /** What the last successful apply applied, for status refreshes between revisions. */
   private last:
@@ -105,6 +140,8 @@ export class ClusterApplier implements Applier {
         resources: readonly Resource[];
         owners: ReadonlyMap<string, string>;
         entries: ReadonlyMap<string, InventoryEntry>;
+        /** Whether status says rollout health (the apply waited for it). */
+        health: boolean;
       }
     | undefined;
   readonly status: ResourceStatusWriter;
@@ -114,6 +151,7 @@ export class ClusterApplier implements Applier {
   constructor(opts: ClusterApplierOptions) {
     this.opts = opts;
     this.client = opts.client;
+    this.writer = opts.writer ?? opts.client;
     this.status = new ResourceStatusWriter(opts.client, opts.fieldManager);
     this.inventory = new InventoryStore(opts.client, {
       name: `${opts.fieldManager}-inventory`,
@@ -131,12 +169,15 @@ export class ClusterApplier implements Applier {
     const last = this.last;
     if (last === undefined) return 0;
     this.fence();
-    return this.retry(() => this.status.write(last.resources, last.owners, last.entries));
+    return this.retry(() =>
+      this.status.write(last.resources, last.owners, last.entries, { health: last.health }),
+    );
   }
 
   /** Closes the client's connections (one-shot commands). */
   close(): void {
     this.client.close();
+    if (this.writer !== this.client) this.writer.close();
   }
 
   /** Throws when this replica may no longer write (see ClusterApplierOptions.mayWrite). */
@@ -166,7 +207,10 @@ export class ClusterApplier implements Applier {
       await new Promise((r) => setTimeout(r, 100));
     }
     const spec = crd.spec as { group: string; versions: { name: string }[] };
-    for (const v of spec.versions) this.client.forget(`${spec.group}/${v.name}`);
+    for (const v of spec.versions) {
+      this.client.forget(`${spec.group}/${v.name}`);
+      this.writer.forget(`${spec.group}/${v.name}`);
+    }
   }
 
   /** Sends one object; an immutable-field change is recreated with --force-recreate. */
@@ -175,20 +219,13 @@ export class ClusterApplier implements Applier {
     dryRun: boolean,
   ): Promise<{ live: LiveObject; recreated?: string }> {
     const fieldManager = this.opts.fieldManager;
+    // Our CRDs come with the controller, not with the revision: the controller applies them.
+    const client = o.kind === "CustomResourceDefinition" ? this.client : this.writer;
     this.fence();
     try {
-      return { live: await this.retry(() => this.client.apply(o, { fieldManager, dryRun })) };
+      return { live: await this.retry(() => client.apply(o, { fieldManager, dryRun })) };
     } catch (err) {
-      if (!isImmutable(err)) {
-        if (err instanceof KubeApiError) {
-          throw new McpfleetError(
-            "ERR_KUBE_API",
-            `${objectName(o)}: ${err.message} (HTTP ${err.status})`,
-            { cause: err },
-          );
-        }
-        throw err;
-      }
+      if (!isImmutable(err)) throw apiFailure(o, err);
       const fields = immutableFields(err);
       if (!this.opts.forceRecreate) {
         throw new McpfleetError(
@@ -198,13 +235,13 @@ export class ClusterApplier implements Applier {
         );
       }
       if (dryRun) return { live: o, recreated: fields };
-      await this.retry(() => this.client.delete(o, { propagationPolicy: "Foreground" }));
+      await this.retry(() => client.delete(o, { propagationPolicy: "Foreground" }));
       const deadline = Date.now() + 60_000;
-      while ((await this.client.get(o)) !== undefined && Date.now() < deadline) {
+      while ((await client.get(o)) !== undefined && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 100));
       }
       return {
-        live: await this.retry(() => this.client.apply(o, { fieldManager })),
+        live: await this.retry(() => client.apply(o, { fieldManager })),
         recreated: fields,
       };
     }
@@ -222,11 +259,11 @@ export class ClusterApplier implements Applier {
         kind: "Secret",
         metadata: { name, namespace: r.metadata.namespace },
       };
-      const live = await this.retry(() => this.client.get(ref));
+      const live = await this.retry(() => this.writer.get(ref));
       if (live === undefined && !dryRun) {
         try {
           await this.retry(() =>
-            this.client.create(
+            this.writer.create(
               {
                 ...ref,
                 metadata: {
@@ -255,16 +292,26 @@ export class ClusterApplier implements Applier {
     options: ApplyOptions = {},
   ): Promise<ApplyResult> {
     try {
-      const result = await this.applyRevision(objects, revision, options);
+      const plan = planObjects(options.resources ?? [], objects, options.owners ?? new Map(), {
+        fieldManager: this.opts.fieldManager,
+        crds: this.opts.crds ?? true,
+        namespaces: this.opts.namespaces ?? true,
+      });
+      const refusals = admit(plan, this.opts.admission ?? []);
+      if (refusals.length > 0) throw new AdmissionRefusedError(refusals);
+      const result = await this.applyRevision(plan, revision, options);
       if (options.dryRun !== true && options.resources !== undefined) {
+        const health = (this.opts.waitTimeoutMs ?? 0) > 0;
+        if (health) result.notReady = await this.waitForRollout(plan);
         const entries = (await this.inventory.read())?.entries ?? new Map();
         const last = {
           resources: options.resources,
           owners: options.owners ?? new Map<string, string>(),
           entries,
+          health,
         };
         result.statuses = await this.retry(() =>
-          this.status.write(last.resources, last.owners, last.entries),
+          this.status.write(last.resources, last.owners, last.entries, { health }),
         );
         this.last = last;
       }
@@ -275,24 +322,45 @@ export class ClusterApplier implements Applier {
         const reason = err instanceof McpfleetError ? err.code : "ApplyFailed";
         // Retries of the same failing revision record it once.
         await this.warnings.warning(`apply:${revision.commit}:${message}`, reason, message);
-        await this.status.stalled(options.resources ?? [], reason, message);
+        // A refused revision wrote nothing, and its resources may lie where we may not write.
+        if (!(err instanceof AdmissionRefusedError)) {
+          await this.status.stalled(options.resources ?? [], reason, message);
+        }
       }
       throw err;
     }
   }
 
+  /** The revision's Deployments and StatefulSets not rolled out within --wait-timeout. */
+  private async waitForRollout(plan: readonly PlannedObject[]): Promise<NotReady[]> {
+    const workloads = plan
+      .filter((p) => p.object.apiVersion === "apps/v1" && ROLLOUT_KINDS.has(p.object.kind))
+      .map((p) => ({ key: p.key, namespace: p.object.metadata.namespace ?? "" }));
+    if (workloads.length === 0) return [];
+    const states = await this.retry(() =>
+      waitForRollout(this.client, workloads, {
+        timeoutMs: this.opts.waitTimeoutMs ?? 0,
+        ...(this.opts.rolloutPollMs !== undefined ? { pollMs: this.opts.rolloutPollMs } : {}),
+        stopping: () => this.opts.stopping?.() === true || this.opts.mayWrite?.() === false,
+      }),
+    );
+    return [...states]
+      .filter(([, s]) => !s.done)
+      .map(([key, s]) => ({
+        object: workloadName(key),
+        reason: s.failed ?? "RolloutTimeout",
+        message: s.message,
+      }));
+  }
+
   private async applyRevision(
-    objects: readonly KubeObject[],
+    plan: readonly PlannedObject[],
     revision: Revision,
     options: ApplyOptions,
   ): Promise<ApplyResult> {
     const dryRun = options.dryRun === true;
     const resend = options.resend === true;
     const resources = options.resources ?? [];
-    const plan = planObjects(resources, objects, options.owners ?? new Map(), {
-      fieldManager: this.opts.fieldManager,
-      crds: this.opts.crds ?? true,
-    });
     const previous = await this.retry(() => this.inventory.read());
     const prevEntries = previous?.entries ?? new Map<string, InventoryEntry>();
     const next = new Map<string, InventoryEntry>();
@@ -422,12 +490,22 @@ export class ClusterApplier implements Applier {
             ...(e.namespace !== undefined ? { namespace: e.namespace } : {}),
           },
         };
-        const live = await this.retry(() => this.client.get(ref));
+        let live: LiveObject | undefined;
+        try {
+          live = await this.retry(() => this.writer.get(ref));
+        } catch (err) {
+          // Recorded before a write that was then refused (hash ""): whoever may not read it
+          // never wrote it, so there is nothing of ours to delete.
+          if (e.hash === "" && err instanceof KubeApiError && err.status === 403) continue;
+          throw apiFailure(ref, err);
+        }
         if (live === undefined) continue;
         if (live.metadata.annotations?.[APPLIED_BY] !== this.opts.fieldManager) continue;
         if (!dryRun) {
           this.fence();
-          await this.retry(() => this.client.delete(ref));
+          await this.retry(() => this.writer.delete(ref)).catch((err: unknown) => {
+            throw apiFailure(ref, err);
+          });
         }
         pruned++;
         note({ object: objectName(ref), action: "pruned" });

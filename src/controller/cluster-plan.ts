@@ -120,13 +120,16 @@ export function planObjects(
   resources: readonly Resource[],
   objects: readonly KubeObject[],
   owners: ReadonlyMap<string, string>,
-  opts: { fieldManager: string; crds?: boolean },
+  opts: { fieldManager: string; crds?: boolean; namespaces?: boolean },
 ): PlannedObject[] {
   const out: PlannedObject[] = [];
   if (opts.crds !== false) {
     for (const crd of crdObjects()) out.push({ key: objectKey(crd), stage: "crds", object: crd });
   }
-  const namespaces = [...new Set(resources.map((r) => r.metadata.namespace))].sort();
+  const namespaces =
+    opts.namespaces === false
+      ? []
+      : [...new Set(resources.map((r) => r.metadata.namespace))].sort();
   for (const name of namespaces) {
     const ns: KubeObject = { apiVersion: "v1", kind: "Namespace", metadata: { name } };
     out.push({ key: objectKey(ns), stage: "namespaces", object: marked(ns, opts.fieldManager) });

@@ -9,9 +9,10 @@ import { type Kind, KINDS } from "../schema/kinds.js";
 import { contentHash } from "../synth/hash.js";
 import { type Resource, ResourceSet } from "../synth/model.js";
 import { computeStatus, type Observation, type Status } from "../synth/status.js";
-import { MANAGED_BY_LABEL, objectKey, resourceKey } from "./cluster-plan.js";
+import { resourceKey } from "./cluster-plan.js";
+import { observeWorkloads, rolloutState, workloadName } from "./health.js";
 import type { InventoryEntry } from "./inventory.js";
-import type { KubeClient } from "./kube-client.js";
+import type { KubeClient, LiveObject } from "./kube-client.js";
 
 interface Condition {
   type: string;
@@ -39,33 +40,25 @@ export class ResourceStatusWriter {
     this.fieldManager = fieldManager;
   }
 
-  /** Ready replicas of our Deployments and StatefulSets, by object key. */
-  private async observe(namespaces: string[]): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
-    for (const ns of namespaces) {
-      for (const kind of ["Deployment", "StatefulSet"]) {
-        const items = await this.client.list("apps/v1", kind, {
-          namespace: ns,
-          labelSelector: `${MANAGED_BY_LABEL}=mcpfleet`,
-        });
-        for (const o of items) {
-          const ready = (o.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
-          out.set(objectKey(o), ready);
-        }
-      }
-    }
-    return out;
-  }
-
-  /** Writes every resource's status that changed; returns how many were written. */
+  /**
+   * Writes every resource's status that changed; returns how many were written. With `health`
+   * (the controller waited for the rollout), a resource is Ready only when its workloads rolled
+   * out; one that failed or is still rolling out makes it Stalled, with the reason.
+   */
   async write(
     resources: readonly Resource[],
     owners: ReadonlyMap<string, string>,
     entries: ReadonlyMap<string, InventoryEntry>,
+    opts: { health?: boolean } = {},
   ): Promise<number> {
     const set = new ResourceSet(resources);
-    const namespaces = set.namespaces();
-    const ready = await this.observe(namespaces);
+    const live = await observeWorkloads(this.client, set.namespaces());
+    const ready = new Map(
+      [...live].map(([k, o]) => [
+        k,
+        (o.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0,
+      ]),
+    );
     // Resource key -> its Deployment/StatefulSet keys.
     const workloads = new Map<string, string[]>();
     for (const [obj, owner] of owners) {
@@ -88,6 +81,26 @@ export class ResourceStatusWriter {
         if (entry?.uid === undefined) continue;
         let status = computeStatus(r, set, { observe });
         if (this.overlay !== undefined) status = this.overlay(r, status);
+        let stalled: Condition = {
+          type: "Stalled",
+          status: "False",
+          reason: "ReconciliationSucceeded",
+          message: "",
+        };
+        const rollout =
+          opts.health === true ? this.rollout(workloads.get(key) ?? [], live) : undefined;
+        if (rollout !== undefined) {
+          const { reason, message, failed } = rollout;
+          stalled = { type: "Stalled", status: "True", reason, message };
+          status = {
+            ...status,
+            phase: failed ? "Failed" : "Pending",
+            message,
+            conditions: ((status.conditions as Condition[] | undefined) ?? []).map((c) =>
+              c.type === "Ready" ? { ...c, status: "False", reason, message } : c,
+            ),
+          };
+        }
         const generation = entry.generation;
         const conditions = [
           ...((status.conditions as Condition[] | undefined) ?? []),
@@ -97,7 +110,7 @@ export class ResourceStatusWriter {
             reason: "ReconciliationSucceeded",
             message: "applied",
           },
-          { type: "Stalled", status: "False", reason: "ReconciliationSucceeded", message: "" },
+          stalled,
         ].map((c) => ({
           ...c,
           ...(generation !== undefined ? { observedGeneration: generation } : {}),
@@ -135,6 +148,24 @@ export class ResourceStatusWriter {
       }
     }
     return count;
+  }
+
+  /** Why a resource's workloads are not rolled out, or undefined when they all are. */
+  private rollout(
+    keys: readonly string[],
+    live: ReadonlyMap<string, LiveObject>,
+  ): { reason: string; message: string; failed: boolean } | undefined {
+    let pending: { reason: string; message: string; failed: boolean } | undefined;
+    for (const k of keys) {
+      const o = live.get(k);
+      const state = o !== undefined ? rolloutState(o) : { done: false, message: "not found" };
+      const message = `${workloadName(k)}: ${state.message}`;
+      if ("failed" in state && state.failed !== undefined) {
+        return { reason: state.failed, message, failed: true };
+      }
+      if (!state.done) pending ??= { reason: "RolloutTimeout", message, failed: false };
+    }
+    return pending;
   }
 
   /** Marks resources Stalled (a failed apply), once per distinct message. */

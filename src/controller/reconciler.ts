@@ -5,7 +5,8 @@
 // become Warning Events when the target records them (the cluster target), each one once.
 import { isMcpfleetError } from "../errors.js";
 import type { SynthOptions } from "../synth/options.js";
-import type { Applier, ApplyResult } from "./applier.js";
+import { AdmissionRefusedError, type Refusal } from "./admission.js";
+import type { Applier, ApplyResult, NotReady } from "./applier.js";
 import type { GitSource, Revision } from "./git-source.js";
 import { renderFiles } from "./pipeline.js";
 import type { Stage, ControllerStatus } from "./status.js";
@@ -40,6 +41,8 @@ export type SyncOutcome =
   | { kind: "unchanged"; revision: Revision }
   | { kind: "invalid"; revision: Revision; errors: string[] }
   | { kind: "suspended" }
+  | { kind: "refused"; revision: Revision; refusals: readonly Refusal[] }
+  | { kind: "not-ready"; revision: Revision; result: ApplyResult; notReady: NotReady[] }
   | { kind: "failed"; stage: Stage; code: string; message: string; revision?: Revision };
 
 export class Reconciler {
@@ -114,6 +117,56 @@ export class Reconciler {
     );
     this.log.error({ stage, code, revision: revision?.commit }, message);
     return { kind: "failed", stage, code, message, ...(revision ? { revision } : {}) };
+  }
+
+  /** A revision the admission checks refused: like an invalid one, not retried until it moves. */
+  private refused(err: AdmissionRefusedError, revision: Revision, started: number): SyncOutcome {
+    this.lastInvalid = revision.commit;
+    const { status } = this.opts;
+    const message = `revision ${revision.commit.slice(0, 12)} was refused and not applied; ${
+      status.lastAppliedRevision !== undefined
+        ? `${status.lastAppliedRevision.slice(0, 12)} stays in place`
+        : "nothing has been applied yet"
+    }: ${err.refusals.map((r) => `${r.object}: ${r.reason}`).join("; ")}`;
+    status.failed(
+      { stage: "admission", code: err.code, message, revision: revision.commit },
+      (this.now() - started) / 1000,
+    );
+    for (const r of err.refusals) {
+      this.log.error({ revision: revision.commit, object: r.object }, `refused: ${r.reason}`);
+    }
+    return { kind: "refused", revision, refusals: err.refusals };
+  }
+
+  /**
+   * Applied, but workloads did not roll out in time: not the applied revision yet (as Flux's
+   * health checks), so the next sync applies it again (writing nothing new) and waits again.
+   */
+  private async notReady(
+    revision: Revision,
+    result: ApplyResult,
+    notReady: NotReady[],
+    started: number,
+  ): Promise<SyncOutcome> {
+    const failed = notReady.some((n) => n.reason !== "RolloutTimeout");
+    const code = failed ? "ERR_ROLLOUT_FAILED" : "ERR_NOT_READY";
+    const message = `revision ${revision.commit.slice(0, 12)} was applied but ${notReady.length} workload(s) did not roll out: ${notReady
+      .map((n) => `${n.object}: ${n.reason}: ${n.message}`)
+      .join("; ")}`;
+    this.lastAppliedTree = undefined;
+    this.opts.status.failed(
+      { stage: "health", code, message, revision: revision.commit },
+      (this.now() - started) / 1000,
+    );
+    for (const n of notReady) {
+      this.log.error({ revision: revision.commit, object: n.object, reason: n.reason }, n.message);
+    }
+    await this.warn(
+      `health:${revision.commit}:${code}`,
+      failed ? "RolloutFailed" : "NotReady",
+      message,
+    );
+    return { kind: "not-ready", revision, result, notReady };
   }
 
   /** Runs one sync. Never throws: failures are outcomes (and status, metrics, log lines). */
@@ -212,6 +265,7 @@ export class Reconciler {
         resend: driftDue,
       });
     } catch (err) {
+      if (err instanceof AdmissionRefusedError) return this.refused(err, revision, started);
       // A failed apply may have changed part of the cluster: the next revision is applied in full.
       this.lastAppliedTree = undefined;
       return this.fail("apply", err, revision, started);
@@ -228,6 +282,13 @@ export class Reconciler {
       status.ready = true;
       return { kind: "dry-run", revision, result };
     }
+    for (const c of result.changes) {
+      if (c.action !== "unchanged")
+        this.log.info({ revision: revision.commit }, `${c.object} ${c.action}`);
+    }
+    if (result.notReady !== undefined && result.notReady.length > 0) {
+      return this.notReady(revision, result, result.notReady, started);
+    }
     this.lastAppliedAt = this.now();
     this.lastAppliedTree = checkout.tree;
     status.succeeded(revision.commit, {
@@ -236,10 +297,6 @@ export class Reconciler {
       pruned: result.pruned,
     });
     this.succeeded();
-    for (const c of result.changes) {
-      if (c.action !== "unchanged")
-        this.log.info({ revision: revision.commit }, `${c.object} ${c.action}`);
-    }
     this.log.info(
       {
         revision: revision.commit,

@@ -2,7 +2,8 @@
 // the HTTP endpoints and metrics (which read it). One instance per controller.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
-export type Stage = "fetch" | "checkout" | "validate" | "render" | "apply" | "prune";
+export type Stage =
+  "fetch" | "checkout" | "validate" | "render" | "admission" | "apply" | "health" | "prune";
 
 export interface SyncError {
   stage: Stage;

@@ -5,6 +5,9 @@ import { McpfleetError } from "../errors.js";
 import type { Applier } from "./applier.js";
 import type { BackoffOptions } from "./backoff.js";
 import { ClusterApplier } from "./cluster-applier.js";
+import { withImagePolicy } from "./image-policy.js";
+import { type ServiceAccountRef, impersonating } from "./impersonation.js";
+import { namespaceCheck } from "./tenancy.js";
 import type { ObjectChange } from "./applier.js";
 import { KubeClient } from "./kube-client.js";
 import { DirTarget } from "./render-target.js";
@@ -21,6 +24,18 @@ export interface ClusterTargetOptions {
   forceRecreate: boolean;
   /** Namespace of the inventory and the leader Lease (default: $POD_NAMESPACE, else the context's). */
   namespace?: string;
+  /** Where a revision may write, and as whom (the controller: see tenancy.ts). */
+  tenancy?: {
+    /** --namespace-allow globs. */
+    allow: readonly string[];
+    /** --target-namespace. */
+    target?: string;
+    /** -n when given: the operator named it, so it is allowed even when protected. */
+    defaultNamespace?: string;
+    serviceAccount?: ServiceAccountRef;
+  };
+  /** After applying, wait this long for the Deployments and StatefulSets to roll out (ms). */
+  waitTimeoutMs?: number;
 }
 
 export function parseTarget(text: string): TargetSpec {
@@ -71,15 +86,40 @@ export function createApplier(
 ): Applier {
   if (spec.kind === "dir") return new DirTarget(spec.path, { inputs: hooks.inputs ?? [] });
   const client = hooks.client ?? clusterClient(cluster);
-  return new ClusterApplier({
+  const tenancy = cluster.tenancy;
+  const sa = tenancy?.serviceAccount;
+  // The controller's namespace is protected when it is known to be one: given, or the Pod's.
+  const own = cluster.namespace ?? process.env.POD_NAMESPACE;
+  // enforceServers: workloads of MCPServers whose image no registry lists are withheld.
+  return withImagePolicy(
     client,
-    fieldManager: cluster.fieldManager,
-    prune: cluster.prune,
-    forceRecreate: cluster.forceRecreate,
-    namespace: controllerNamespace(client, cluster.namespace),
-    ...(hooks.onChange !== undefined ? { onChange: hooks.onChange } : {}),
-    ...(hooks.stopping !== undefined ? { stopping: hooks.stopping } : {}),
-    ...(hooks.mayWrite !== undefined ? { mayWrite: hooks.mayWrite } : {}),
-    ...(hooks.backoff !== undefined ? { backoff: hooks.backoff } : {}),
-  });
+    cluster.fieldManager,
+    new ClusterApplier({
+      client,
+      ...(sa !== undefined ? { writer: impersonating(client, sa), namespaces: false } : {}),
+      ...(tenancy !== undefined
+        ? {
+            admission: [
+              namespaceCheck({
+                allow: tenancy.allow,
+                ...(tenancy.defaultNamespace !== undefined
+                  ? { named: [tenancy.defaultNamespace] }
+                  : {}),
+                ...(tenancy.target !== undefined ? { target: tenancy.target } : {}),
+                ...(own !== undefined && own !== "" ? { own } : {}),
+              }),
+            ],
+          }
+        : {}),
+      ...(cluster.waitTimeoutMs !== undefined ? { waitTimeoutMs: cluster.waitTimeoutMs } : {}),
+      fieldManager: cluster.fieldManager,
+      prune: cluster.prune,
+      forceRecreate: cluster.forceRecreate,
+      namespace: controllerNamespace(client, cluster.namespace),
+      ...(hooks.onChange !== undefined ? { onChange: hooks.onChange } : {}),
+      ...(hooks.stopping !== undefined ? { stopping: hooks.stopping } : {}),
+      ...(hooks.mayWrite !== undefined ? { mayWrite: hooks.mayWrite } : {}),
+      ...(hooks.backoff !== undefined ? { backoff: hooks.backoff } : {}),
+    }),
+  );
 }
