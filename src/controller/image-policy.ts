@@ -251,3 +251,12 @@ function sameVerdicts(a: Verdicts, b: Verdicts): boolean {
   }
   return true;
 }
+
+/** The cluster target with enforceServers in force (what `mcpfleet controller` and `apply` use). */
+export function withImagePolicy(
+  client: KubeClient,
+  fieldManager: string,
+  inner: PolicyTarget,
+): ImagePolicyApplier {
+  return new ImagePolicyApplier(inner, client, { fieldManager });
+}
