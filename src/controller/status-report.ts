@@ -34,7 +34,7 @@ export interface StatusReport {
   /** The ref the controller follows; null when it has recorded no status (an older version). */
   ref: string | null;
   suspended: boolean;
-  /** The last sync succeeded. */
+  /** A revision is applied and the last sync did not fail (Flux's Ready condition). */
   ready: boolean;
   lastAppliedRevision: string | null;
   lastAppliedAt: string | null;
@@ -150,7 +150,7 @@ export async function readStatusReport(target: ControllerObject): Promise<Status
     namespace: target.namespace,
     ref: recorded?.ref ?? null,
     suspended: requests.suspended,
-    ready: recorded?.ready ?? applied !== null,
+    ready: (recorded?.ready ?? applied !== null) && (recorded?.lastError ?? null) === null,
     lastAppliedRevision: recorded?.lastAppliedRevision ?? applied,
     lastAppliedAt: recorded?.lastAppliedAt ?? null,
     lastAttemptedRevision: recorded?.lastAttemptedRevision ?? null,

@@ -309,6 +309,26 @@ describe.skipIf(noCluster())("a running controller", () => {
         (o!.status as { phase: string }).phase,
       ]);
     }
+
+    // A request answered by a failed sync fails the command with that sync's error, and status
+    // is no longer ready while the last good revision stays applied.
+    const broken = commitFiles(repo, { "fleet/time.yaml": "kind: MCPServer\nspec: [\n" }, "4");
+    const failed = await runCli(["reconcile", "--timeout", "60s", ...flags(ns)]);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(
+      new RegExp(
+        `^mcpfleet: the controller of mcpfleet-inventory in namespace ${ns} synced, and the sync failed at validate: revision ${broken.slice(0, 12)} is invalid and was not applied; ${third.slice(0, 12)} stays in place: .*fleet/time\\.yaml.* \\(ERR_INVALID_RESOURCES\\)\n$`,
+      ),
+    );
+    const afterFailure = JSON.parse(
+      (await runCli(["status", "-o", "json", ...flags(ns)])).stdout,
+    ) as StatusReport;
+    expect(afterFailure).toMatchObject({
+      ready: false,
+      lastAppliedRevision: third,
+      lastAttemptedRevision: broken,
+      lastError: { stage: "validate", code: "ERR_INVALID_RESOURCES", revision: broken },
+    });
   }, 180_000);
 });
 
