@@ -120,6 +120,7 @@ export class RegistryServer {
         bodyLimit: settings.bodyLimit ?? 1024 * 1024,
         requestTimeoutMs: settings.requestTimeoutMs ?? 30_000,
         locations: { policy: adminPolicy, baseDir: loaded.baseDir },
+        ...(cfg.defaultRegistry !== undefined ? { defaultRegistry: cfg.defaultRegistry } : {}),
         ...(settings.firstSyncDeadlineMs !== undefined
           ? { firstSyncDeadlineMs: settings.firstSyncDeadlineMs }
           : {}),

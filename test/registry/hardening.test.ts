@@ -61,7 +61,12 @@ describe.each(stores)("hostile input ($name store)", (store) => {
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     if (code !== undefined) expect((JSON.parse(text) as { code: string }).code).toBe(code);
   };
-  const ok = { name: "io.fuzz/ok", version: "1.0.0", url: "https://ok.example/mcp" };
+  const ok = {
+    name: "io.fuzz/ok",
+    version: "1.0.0",
+    url: "https://ok.example/mcp",
+    description: "Fuzzed",
+  };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "hardening-"));
@@ -211,7 +216,7 @@ ${await store.database(dir)}
       "ERR_NAME_TAKEN",
     );
     // A name published first and synced later: the synced entry is served.
-    expect((await publish({ ...ok, name: "io.late/x" }, "late")).status).toBe(201);
+    expect((await publish({ ...ok, name: "io.late/x" }, "late")).status).toBe(200);
     writeFileSync(
       join(dir, "late.json"),
       JSON.stringify({ servers: [{ ...ok, name: "io.late/x", description: "curated" }] }),

@@ -52,6 +52,8 @@ database:
   maxMetaSize: 1024
 `;
 
+const OFFICIAL = "io.modelcontextprotocol.registry/official";
+
 interface Page {
   servers: { server: Record<string, unknown>; _meta: Record<string, Record<string, unknown>> }[];
   metadata: { count: number; nextCursor?: string };
@@ -103,7 +105,10 @@ describe("registry HTTP API", () => {
   it("answers the probes, version and metrics", async () => {
     expect(await json("/health")).toEqual({ status: "ok" });
     expect(await json("/readiness")).toEqual({ status: "ready" });
-    expect(await json("/version")).toMatchObject({ name: "mcpfleet-registry", store: "pglite" });
+    expect(await json("/version")).toMatchObject({
+      name: "mcpfleet-registry",
+      store: expect.any(String) as unknown,
+    });
     await get("/default/v0.1/servers");
     const m = await (await get("/metrics")).text();
     expect(m).toMatch(
@@ -146,11 +151,16 @@ describe("registry HTTP API", () => {
         expect(
           (
             await publish(
-              { name: "aaa.first/inserted", version: "1.0.0", url: "https://a.example/mcp" },
+              {
+                name: "aaa.first/inserted",
+                version: "1.0.0",
+                url: "https://a.example/mcp",
+                description: "Inserted",
+              },
               "all",
             )
           ).status,
-        ).toBe(201);
+        ).toBe(200);
       }
     } while (cursor !== undefined);
     expect(new Set(seen).size).toBe(seen.length);
@@ -159,7 +169,7 @@ describe("registry HTTP API", () => {
     expect(
       (await get("/all/v0.1/servers/aaa.first%2Finserted/versions/1.0.0", { method: "DELETE" }))
         .status,
-    ).toBe(204);
+    ).toBe(200);
   });
 
   it("searches case-insensitively over name, title and description", async () => {
@@ -212,8 +222,15 @@ describe("registry HTTP API", () => {
     expect(again.status).toBe(304);
     expect(again.headers.get("etag")).toBe(etag);
     expect(
-      (await publish({ name: "a.b/first", version: "1.0.0", url: "https://x.example/mcp" })).status,
-    ).toBe(201);
+      (
+        await publish({
+          name: "a.b/first",
+          version: "1.0.0",
+          url: "https://x.example/mcp",
+          description: "First",
+        })
+      ).status,
+    ).toBe(200);
     const changed = await get("/default/v0.1/servers?limit=5", {
       headers: { "if-none-match": etag ?? "" },
     });
@@ -223,7 +240,7 @@ describe("registry HTTP API", () => {
     expect(one.headers.get("etag")).toBeTruthy();
     expect(
       (await get("/default/v0.1/servers/a.b%2Ffirst/versions/1.0.0", { method: "DELETE" })).status,
-    ).toBe(204);
+    ).toBe(200);
   });
 
   it("publishes immutable versions and recomputes latest semver-aware; deletes", async () => {
@@ -235,7 +252,7 @@ describe("registry HTTP API", () => {
       description: "Weather",
       claims: { team: "a" },
     });
-    expect(r.status).toBe(201);
+    expect(r.status).toBe(200);
     expect(r.headers.get("location")).toBe(
       "/default/v0.1/servers/com.example.team%2Fweather/versions/1.9.0",
     );
@@ -251,15 +268,17 @@ describe("registry HTTP API", () => {
           name,
           version: "1.10.0",
           url: "https://w.example/mcp",
+          description: "Weather",
           claims: { team: "a" },
         })
       ).status,
-    ).toBe(201);
+    ).toBe(200);
     await expectProblem(
       await publish({
         name,
         version: "1.10.0",
         url: "https://w.example/mcp",
+        description: "Weather",
         claims: { team: "a" },
       }),
       409,
@@ -270,6 +289,7 @@ describe("registry HTTP API", () => {
         name,
         version: "2.0.0",
         url: "https://w.example/mcp",
+        description: "Weather",
         claims: { team: "b" },
       }),
       409,
@@ -285,13 +305,23 @@ describe("registry HTTP API", () => {
           method: "DELETE",
         })
       ).status,
-    ).toBe(204);
+    ).toBe(200);
     const after = await json<Page["servers"][number]>(
       `/default/v0.1/servers/${encodeURIComponent(name)}/versions/latest`,
     );
     expect(after.server.version).toBe("1.9.0");
+    // Deleting is setting the status: the version is still read by its exact number, and
+    // deleting it again changes nothing.
+    const gone = await json<Page["servers"][number]>(
+      `/default/v0.1/servers/${encodeURIComponent(name)}/versions/1.10.0`,
+    );
+    expect(gone._meta[OFFICIAL]).toMatchObject({ status: "deleted", isLatest: false });
+    const again = await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions/1.10.0`, {
+      method: "DELETE",
+    });
+    expect(again.status).toBe(200);
     await expectProblem(
-      await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions/1.10.0`, {
+      await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions/9.9.9`, {
         method: "DELETE",
       }),
       404,
@@ -303,23 +333,33 @@ describe("registry HTTP API", () => {
           method: "DELETE",
         })
       ).status,
-    ).toBe(204);
+    ).toBe(200);
     await expectProblem(
       await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions`),
       404,
       "ERR_SERVER_NOT_FOUND",
     );
-    // The name is free again: any claims may be used now.
-    expect(
-      (
-        await publish({
-          name,
-          version: "0.1.0",
-          url: "https://w.example/mcp",
-          claims: { team: "b" },
-        })
-      ).status,
-    ).toBe(201);
+    await expectProblem(
+      await get(`/default/v0.1/servers/${encodeURIComponent(name)}/versions/latest`),
+      404,
+      "ERR_SERVER_NOT_FOUND",
+    );
+    const both = await json(
+      `/default/v0.1/servers/${encodeURIComponent(name)}/versions?include_deleted=true`,
+    );
+    expect(both.servers.map((x) => x.server.version)).toEqual(["1.10.0", "1.9.0"]);
+    // A deleted version's number stays taken: versions are immutable.
+    await expectProblem(
+      await publish({
+        name,
+        version: "1.9.0",
+        url: "https://w.example/mcp",
+        description: "Weather",
+        claims: { team: "a" },
+      }),
+      409,
+      "ERR_VERSION_EXISTS",
+    );
   });
 
   it("answers every client mistake with a 4xx problem, never a 500", async () => {
@@ -342,7 +382,7 @@ describe("registry HTTP API", () => {
       "ERR_INVALID_PARAMETER",
     );
     await expectProblem(
-      await get("/default/v0.1/servers?version=1.0.0"),
+      await get("/default/v0.1/servers?include_deleted=yes"),
       400,
       "ERR_INVALID_PARAMETER",
     );
@@ -391,7 +431,7 @@ describe("registry HTTP API", () => {
       400,
       "ERR_INVALID_ENTRY",
     );
-    await expectProblem(await publish({ version: "1.0.0" }), 400, "ERR_BAD_REQUEST");
+    await expectProblem(await publish({ version: "1.0.0" }), 400, "ERR_INVALID_ENTRY");
     await expectProblem(await post("[1,2]"), 400, "ERR_BAD_REQUEST");
     await expectProblem(await post("null"), 400, "ERR_BAD_REQUEST");
   });

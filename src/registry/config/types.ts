@@ -106,6 +106,7 @@ export interface AdminSourcesConfig {
 export interface RegistryServerConfig {
   sources: SourceConfig[];
   registries: RegistryConfig[];
+  defaultRegistry?: string;
   adminSources?: AdminSourcesConfig;
   auth?: AuthConfig;
   database?: DatabaseConfig;

@@ -1,9 +1,14 @@
-// The entry a publish body describes: the server.json fields it gives, a streamable-http
-// remote from `url`, and the entry's claims.
-import { fail } from "../http/problem.js";
+// The entry a publish body describes: the server.json it gives (checked against the official
+// server.json rules, schemas/registry/server-json.yaml), a streamable-http remote from `url`,
+// and the entry's claims.
+import { defaultSchemaSet, SCHEMA_BASE } from "../../schema/index.js";
+import { fail, FieldsError, type FieldError } from "../http/problem.js";
 import type { ServerEntry, ServerJson } from "./model.js";
-import { nameProblem, versionProblem } from "./names.js";
+import { versionProblem } from "./names.js";
 
+export const SERVER_JSON_SCHEMA_ID = `${SCHEMA_BASE}registry/server-json.yaml`;
+
+/** Body fields that are server.json's; `url` and `claims` are the publish payload's own. */
 const SERVER_FIELDS = new Set([
   "$schema",
   "name",
@@ -18,10 +23,6 @@ const SERVER_FIELDS = new Set([
   "_meta",
 ]);
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
 function isHttpUrl(url: string): boolean {
   try {
     return ["http:", "https:"].includes(new URL(url).protocol);
@@ -30,67 +31,91 @@ function isHttpUrl(url: string): boolean {
   }
 }
 
-/** The entry a publish payload describes; 400 / 413 on a bad payload. */
+/** `/packages/0/version` as `body.packages[0].version`. */
+function bodyLocation(pointer: string): string {
+  let out = "body";
+  for (const seg of pointer.split("/").slice(1)) {
+    const key = seg.replace(/~1/g, "/").replace(/~0/g, "~");
+    out += /^\d+$/.test(key) ? `[${key}]` : `.${key}`;
+  }
+  return out;
+}
+
+/** Where a server.json document breaks the official rules (empty when it keeps them). */
+export function serverJsonProblems(server: unknown): FieldError[] {
+  return defaultSchemaSet()
+    .validateSchema(SERVER_JSON_SCHEMA_ID, server)
+    .filter((i) => i.unknownField !== true)
+    .map((i) => ({ location: bodyLocation(i.path), message: i.message }));
+}
+
+function refuse(errors: FieldError[]): never {
+  throw new FieldsError(
+    "ERR_INVALID_ENTRY",
+    `the server.json breaks the registry's rules: ${errors.map((e) => `${e.location}: ${e.message}`).join("; ")}`,
+    errors,
+  );
+}
+
+function claimsOf(raw: unknown): Record<string, string | string[]> | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    refuse([{ location: "body.claims", message: "must be an object of strings or string lists" }]);
+  }
+  const bad = Object.entries(raw).filter(
+    ([, v]) =>
+      !(typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string"))),
+  );
+  if (bad.length > 0) {
+    refuse(
+      bad.map(([k]) => ({
+        location: `body.claims.${k}`,
+        message: "must be a string or a list of strings",
+      })),
+    );
+  }
+  return raw as Record<string, string | string[]>;
+}
+
+/** The entry a publish payload describes; 400 naming each bad field, 413 on a large _meta. */
 export function publishedEntry(body: unknown, maxMetaSize: number): ServerEntry {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     fail("ERR_INVALID_ENTRY", "the body must be a JSON object");
   }
   const b = body as Record<string, unknown>;
-  const np = nameProblem(b.name);
-  if (np !== undefined) fail("ERR_INVALID_ENTRY", np);
-  const vp = versionProblem(b.version);
-  if (vp !== undefined) fail("ERR_INVALID_ENTRY", vp);
-  for (const f of ["description", "title", "url"]) {
-    if (b[f] !== undefined && typeof b[f] !== "string")
-      fail("ERR_INVALID_ENTRY", `${f} must be a string`);
-  }
-  if (typeof b.url === "string" && !isHttpUrl(b.url)) {
-    fail("ERR_INVALID_ENTRY", `url must be an http(s) URL, got "${b.url.slice(0, 200)}"`);
-  }
   if (b._meta !== undefined) {
-    if (b._meta === null || typeof b._meta !== "object" || Array.isArray(b._meta)) {
-      fail("ERR_INVALID_ENTRY", "_meta must be an object");
-    }
     const size = Buffer.byteLength(JSON.stringify(b._meta));
     if (size > maxMetaSize) {
       fail("ERR_META_TOO_LARGE", `_meta is ${size} bytes; the limit is ${maxMetaSize}`);
     }
   }
-  for (const f of ["packages", "remotes", "icons"]) {
-    if (b[f] === undefined) continue;
-    if (!Array.isArray(b[f])) fail("ERR_INVALID_ENTRY", `${f} must be a list`);
-    if (!(b[f] as unknown[]).every(isObject)) fail("ERR_INVALID_ENTRY", `${f} must be objects`);
-  }
-  // A remote is what clients connect to: an http(s) URL, never javascript: or file:.
-  for (const [i, r] of ((b.remotes as Record<string, unknown>[] | undefined) ?? []).entries()) {
-    if (typeof r.type !== "string" || typeof r.url !== "string" || !isHttpUrl(r.url)) {
-      fail("ERR_INVALID_ENTRY", `remotes[${i}] needs a type and an http(s) url`);
-    }
-  }
-  let claims: Record<string, string | string[]> | undefined;
-  if (b.claims !== undefined) {
-    if (b.claims === null || typeof b.claims !== "object" || Array.isArray(b.claims)) {
-      fail("ERR_INVALID_ENTRY", "claims must be an object of strings or string lists");
-    }
-    for (const [k, v] of Object.entries(b.claims)) {
-      const okv =
-        typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string"));
-      if (!okv) fail("ERR_INVALID_ENTRY", `claims.${k} must be a string or a list of strings`);
-    }
-    claims = b.claims as Record<string, string | string[]>;
-  }
-  const server: ServerJson = { name: b.name as string, version: b.version as string };
+  const server: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(b)) if (SERVER_FIELDS.has(k)) server[k] = v;
-  if (b.url !== undefined && b.remotes === undefined) {
-    server.remotes = [{ type: "streamable-http", url: b.url }];
+  const errors: FieldError[] = [];
+  if (b.url !== undefined) {
+    if (typeof b.url !== "string" || !isHttpUrl(b.url)) {
+      errors.push({ location: "body.url", message: "must be an http(s) URL" });
+    } else if (b.remotes === undefined) {
+      server.remotes = [{ type: "streamable-http", url: b.url }];
+    }
   }
+  errors.push(...serverJsonProblems(server));
+  // The version names one release: not a range and not `latest` (which the store resolves).
+  const vp = typeof b.version === "string" ? versionProblem(b.version) : undefined;
+  if (vp !== undefined) errors.push({ location: "body.version", message: vp });
   if (server.remotes === undefined && server.packages === undefined) {
-    fail("ERR_INVALID_ENTRY", "give url (or remotes or packages): how clients reach the server");
+    errors.push({
+      location: "body.url",
+      message: "give url (or remotes or packages): how clients reach the server",
+    });
   }
+  const claims = claimsOf(b.claims);
+  if (errors.length > 0) refuse(errors);
+  const doc = server as ServerJson;
   const entry: ServerEntry = {
-    name: server.name,
-    version: server.version,
-    server,
+    name: doc.name,
+    version: doc.version,
+    server: doc,
     tags: [],
     status: "active",
   };

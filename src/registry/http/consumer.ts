@@ -2,7 +2,7 @@
 // versions of one server, one version. Registered under /{registry}/v0.1 and
 // /registry/{registry}/v0.1 (and /v0.1 for the default registry).
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
-import type { StoredEntry } from "../store/store.js";
+import { compareVersions, type StoredEntry } from "../store/store.js";
 import { readableRegistry, registryParam, type RegistryApiOptions } from "./context.js";
 import { fail } from "./problem.js";
 import { ERRORS, ITEM, LIST, NOT_MODIFIED } from "./schemas.js";
@@ -59,6 +59,27 @@ function parseSince(v: string | undefined): Date | undefined {
   return d < EPOCH ? EPOCH : d;
 }
 
+const INCLUDE_DELETED = {
+  type: "string",
+  enum: ["true", "false"],
+  description: "`true`: deleted versions too (hidden by default).",
+} as const;
+
+function parseFlag(name: string, v: string | undefined): boolean {
+  if (v === undefined || v === "false") return false;
+  if (v === "true") return true;
+  return fail("ERR_INVALID_PARAMETER", `${name} must be true or false, got "${v}"`);
+}
+
+/** Versions as the official registry lists them: the most recently published first. */
+function newestFirst(a: StoredEntry, b: StoredEntry): number {
+  return a.publishedAt < b.publishedAt
+    ? 1
+    : a.publishedAt > b.publishedAt
+      ? -1
+      : compareVersions(b.version, a.version);
+}
+
 export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, opts, done) => {
   const { store, views, authorizer } = opts;
   const hide = opts.hide;
@@ -92,7 +113,12 @@ export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, o
               description: "Case-insensitive substring of name, title or description.",
             },
             updated_since: { type: "string", description: "RFC 3339; entries updated after it." },
-            version: { type: "string", enum: ["latest"], description: "Only latest versions." },
+            version: {
+              type: "string",
+              description:
+                "`latest`: only each server's latest version; else only this exact version.",
+            },
+            include_deleted: INCLUDE_DELETED,
           },
         },
         response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS },
@@ -108,15 +134,19 @@ export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, o
       if (q.cursor !== undefined && after === undefined) {
         fail("ERR_INVALID_CURSOR", "cursor is not one this server issued; start again without it");
       }
-      if (q.version !== undefined && q.version !== "latest") {
-        fail("ERR_INVALID_PARAMETER", `version accepts only "latest", got "${q.version}"`);
+      if (q.version !== undefined && (q.version === "" || q.version.length > 255)) {
+        fail(
+          "ERR_INVALID_PARAMETER",
+          "version must be `latest` or one version of 1 to 255 characters",
+        );
       }
+      const includeDeleted = parseFlag("include_deleted", q.include_deleted);
       if (q.search !== undefined && q.search.length > 200) {
         fail("ERR_INVALID_PARAMETER", "search is limited to 200 characters");
       }
       const since = parseSince(q.updated_since);
       const scope = authorizer.cacheScope(req.principal);
-      const key = `L\0${scope}\0${reg.name}\0${q.cursor ?? ""}\0${limit}\0${q.search ?? ""}\0${since?.toISOString() ?? ""}\0${q.version ?? ""}`;
+      const key = `L\0${scope}\0${reg.name}\0${q.cursor ?? ""}\0${limit}\0${q.search ?? ""}\0${since?.toISOString() ?? ""}\0${q.version ?? ""}\0${includeDeleted}`;
       const hit = views.get(key);
       if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
       const gen = store.generation;
@@ -133,6 +163,8 @@ export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, o
           ...(q.search !== undefined ? { search: q.search } : {}),
           ...(since !== undefined ? { updatedSince: since } : {}),
           latestOnly: q.version === "latest",
+          ...(q.version !== undefined && q.version !== "latest" ? { version: q.version } : {}),
+          includeDeleted,
         });
         shown.push(...visible(req, rows));
         const tail = rows[rows.length - 1];
@@ -152,7 +184,7 @@ export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, o
     },
   );
 
-  app.get<{ Params: { name: string } }>(
+  app.get<{ Params: { name: string }; Querystring: { include_deleted?: string } }>(
     "/servers/:name/versions",
     {
       schema: {
@@ -166,17 +198,22 @@ export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, o
             name: { type: "string", description: "Server name, URL-encoded (io.github.x%2Fy)." },
           },
         },
+        querystring: { type: "object", properties: { include_deleted: INCLUDE_DELETED } },
         response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS },
       },
     },
     async (req, reply) => {
       const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
       const scope = authorizer.cacheScope(req.principal);
-      const key = `V\0${scope}\0${reg.name}\0${req.params.name}`;
+      const includeDeleted = parseFlag("include_deleted", req.query.include_deleted);
+      const key = `V\0${scope}\0${reg.name}\0${req.params.name}\0${includeDeleted}`;
       const hit = views.get(key);
       if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
       const gen = store.generation;
-      const list = visible(req, await store.listVersions(reg.sources, req.params.name));
+      const list = visible(
+        req,
+        await store.listVersions(reg.sources, req.params.name, { includeDeleted }),
+      ).sort(newestFirst);
       if (list.length === 0) {
         fail("ERR_SERVER_NOT_FOUND", `registry "${reg.name}" has no server "${req.params.name}"`);
       }
@@ -215,7 +252,12 @@ export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, o
       const hit = views.get(key);
       if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
       const gen = store.generation;
-      const list = visible(req, await store.listVersions(reg.sources, name));
+      // A pinned client reads its exact version whatever its status (it learns it is deleted);
+      // `latest` is never a deleted version.
+      const list = visible(
+        req,
+        await store.listVersions(reg.sources, name, { includeDeleted: version !== "latest" }),
+      );
       if (list.length === 0) {
         fail("ERR_SERVER_NOT_FOUND", `registry "${reg.name}" has no server "${name}"`);
       }

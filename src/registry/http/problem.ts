@@ -12,9 +12,33 @@ export interface Problem {
   detail: string;
   code: ErrorCode;
   instance?: string;
+  /** One item per offending field of the request (as the official registry answers). */
+  errors?: FieldError[];
 }
 
-export function problemOf(code: ErrorCode, detail: string, instance?: string): Problem {
+/** A field of a request body that breaks a rule: where (body.packages[0].version) and why. */
+export interface FieldError {
+  location: string;
+  message: string;
+}
+
+/** A request refused for the fields listed: the problem names each one. */
+export class FieldsError extends McpfleetError {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    readonly errors: FieldError[],
+  ) {
+    super(code, detail);
+  }
+}
+
+export function problemOf(
+  code: ErrorCode,
+  detail: string,
+  instance?: string,
+  errors?: FieldError[],
+): Problem {
   const entry = ERROR_CODES[code];
   const p: Problem = {
     type: `${PROBLEM_TYPE_BASE}${code.toLowerCase().replace(/^err_/, "").replace(/_/g, "-")}`,
@@ -24,6 +48,7 @@ export function problemOf(code: ErrorCode, detail: string, instance?: string): P
     code,
   };
   if (instance !== undefined) p.instance = instance;
+  if (errors !== undefined) p.errors = errors;
   return p;
 }
 
@@ -52,6 +77,15 @@ export const PROBLEM_SCHEMA = {
     detail: { type: "string" },
     code: { type: "string", enum: Object.keys(ERROR_CODES) },
     instance: { type: "string" },
+    errors: {
+      type: "array",
+      description: "The offending fields of the request, when it names some.",
+      items: {
+        type: "object",
+        required: ["location", "message"],
+        properties: { location: { type: "string" }, message: { type: "string" } },
+      },
+    },
   },
   additionalProperties: true,
 } as const;

@@ -23,7 +23,14 @@ import type { RouteContext } from "./context.js";
 import type { RegistryMetrics } from "./metrics.js";
 import { publicRoutes } from "./public.js";
 import { publishRoutes } from "./publish.js";
-import { PROBLEM_SCHEMA, problemOf, RETRY_AFTER_SECONDS, sendProblem } from "./problem.js";
+import {
+  type FieldError,
+  FieldsError,
+  PROBLEM_SCHEMA,
+  problemOf,
+  RETRY_AFTER_SECONDS,
+  sendProblem,
+} from "./problem.js";
 import { ViewCache } from "./views.js";
 
 export interface HttpOptions {
@@ -44,6 +51,8 @@ export interface HttpOptions {
   firstSyncDeadlineMs?: number;
   /** Where sources created through the admin API may read (config `adminSources`). */
   locations: { policy: LocationPolicy; baseDir: string };
+  /** The registry also served at the root (`/v0.1/...`; config `defaultRegistry`). */
+  defaultRegistry?: string;
 }
 
 /** Longest path parameter (a server name is at most 200 characters, a version 255). */
@@ -99,6 +108,16 @@ function isDataException(err: unknown): boolean {
   return typeof code === "string" && /^22[0-9A-Z]{3}$/.test(code);
 }
 
+/** The fields a request schema refused, named as the publish rules name them. */
+function fieldErrorsOf(err: FastifyError): FieldError[] | undefined {
+  if (err.validation === undefined) return undefined;
+  const where = err.validationContext ?? "body";
+  return err.validation.map((v) => ({
+    location: `${where}${v.instancePath.replace(/\/(\d+)(?=\/|$)/g, "[$1]").replace(/\//g, ".")}`,
+    message: v.message ?? v.keyword,
+  }));
+}
+
 export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = opts.log;
   const app: FastifyInstance = Fastify({
@@ -136,7 +155,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
         title: "mcpfleet registry server",
         version: projectVersion(),
         description:
-          "Catalog of MCP server versions. The consumer API follows the official MCP registry v0.1 shapes and is served under /{registry}/v0.1 and /registry/{registry}/v0.1. Every error is application/problem+json with a stable `code`.",
+          "Catalog of MCP server versions. The consumer API follows the official MCP registry v0.1 API (with the lifecycle status operations of its later draft) and is served under /{registry}/v0.1 and /registry/{registry}/v0.1, and at /v0.1 for the configured default registry. Every error is application/problem+json with a stable `code`.",
       },
       tags: [
         { name: "consumer", description: "Reading a registry" },
@@ -199,7 +218,8 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     if (isMcpfleetError(err)) {
       if (err.status >= 500) req.log.error({ err }, "request failed");
       if (err.status === 503) reply.header("retry-after", RETRY_AFTER_SECONDS);
-      return sendProblem(reply, problemOf(err.code, err.message, instance));
+      const fields = err instanceof FieldsError ? err.errors : undefined;
+      return sendProblem(reply, problemOf(err.code, err.message, instance, fields));
     }
     const code = fastifyErrorCode(err);
     if (code === "ERR_INTERNAL" && isDataException(err)) {
@@ -236,7 +256,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     if (code === "ERR_UNSUPPORTED_MEDIA_TYPE") detail = "send the body as application/json";
     if (code === "ERR_BAD_REQUEST" && err instanceof SyntaxError)
       detail = `malformed JSON body: ${err.message}`;
-    return sendProblem(reply, problemOf(code, detail, instance));
+    return sendProblem(reply, problemOf(code, detail, instance, fieldErrorsOf(err)));
   });
 
   app.setNotFoundHandler((req, reply) =>
@@ -275,6 +295,11 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
   ] as const) {
     await app.register(consumerRoutes, { ...ctx, hide, prefix });
     await app.register(publishRoutes, { ...ctx, hide, prefix });
+  }
+  if (opts.defaultRegistry !== undefined) {
+    const root = { ...ctx, hide: false, prefix: "/v0.1", registry: opts.defaultRegistry };
+    await app.register(consumerRoutes, root);
+    await app.register(publishRoutes, root);
   }
   await app.register(sourceRoutes, ctx);
   await app.register(registryRoutes, ctx);

@@ -74,13 +74,15 @@ export function etagOf(body: Buffer): string {
   return `"${createHash("sha1").update(body).digest("base64url")}"`;
 }
 
-/** The official registry's item shape. */
+/** The official registry's item shape (statusMessage and statusChangedAt only when set). */
 export function itemOf(e: StoredEntry): Record<string, unknown> {
   return {
     server: e.server,
     _meta: {
       [OFFICIAL_META]: {
         status: e.status,
+        ...(e.statusMessage !== undefined ? { statusMessage: e.statusMessage } : {}),
+        ...(e.statusChangedAt !== undefined ? { statusChangedAt: e.statusChangedAt } : {}),
         publishedAt: e.publishedAt,
         updatedAt: e.updatedAt,
         isLatest: e.isLatest,
