@@ -481,12 +481,13 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     elector.start();
   }
   scheduler.start();
-  // A reconcile request is answered by this replica's scheduler, forced, when it leads.
+  // A reconcile request is answered by this replica's scheduler, forced, when it leads; one
+  // that stopping cut short stays pending for the next leader.
   operations?.start(async () => {
     if (!leading()) return false;
     forceNext = true;
     await scheduler.trigger("trigger");
-    return true;
+    return !stopping;
   });
 
   await new Promise<void>((resolve) => {
@@ -501,8 +502,8 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
   });
   log.info({}, "stopping: letting the apply step in flight finish");
   stopping = true;
-  await operations?.stop();
   await scheduler.stop();
+  await operations?.stop();
   await elector?.stop({ release: true });
   client?.close();
   await app.close();
