@@ -5,14 +5,17 @@
 // source to apply time; the registry going away keeps the last listing (status says so) and
 // refuses an image it never listed; the image added upstream lets the server run at the next
 // reconcile without a commit; a server whose image stops being listed loses its workload; a
-// registry never reached refuses every image; enforcement turned off lets everything run.
+// registry never reached refuses every image; enforcement turned off lets everything run;
+// `mcpfleet apply` of examples/enforce-servers reads the catalog ConfigMap from the cluster.
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
+import { runApply } from "../../src/cli/apply.js";
 import { ImagePolicyApplier } from "../../src/controller/image-policy.js";
+import { KubeClient } from "../../src/controller/kube-client.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { ControllerStatus } from "../../src/controller/status.js";
 import { validatePaths } from "../../src/validate/index.js";
@@ -275,3 +278,66 @@ describe.skipIf(noCluster())("enforceServers at apply time", () => {
     expect(gitCmd(t.repo, "rev-list", "--count", "HEAD")).toBe("1");
   });
 });
+
+describe.skipIf(noCluster())("enforceServers through mcpfleet apply", () => {
+  it("reads the example's catalog ConfigMap from the cluster: none yet refuses, applied admits", async () => {
+    const kubeconfig = clusterKubeconfig()!;
+    const ns = testNamespace(kubeconfig, "enforce-cli");
+    const dir = join(tmp("example"), "fleet");
+    const example = join(ROOT, "examples", "enforce-servers");
+    writeExample(
+      dir,
+      {
+        "registry.yaml": readFileSync(join(example, "registry.yaml"), "utf8"),
+      },
+      ns,
+    );
+    const apply = async () => {
+      const out: string[] = [];
+      const code = await runApply(
+        [dir, "--kubeconfig", kubeconfig, "-n", ns, "--controller-namespace", ns],
+        { out: (l) => out.push(l), err: (l) => out.push(l) },
+      );
+      return { code, out };
+    };
+    const c = KubeClient.fromFile(kubeconfig);
+    try {
+      const first = await apply();
+      expect(first.code, first.out.join("\n")).toBe(0);
+      const deployment = (name: string) =>
+        c.get({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: ns } });
+      expect(await deployment("time")).toBeUndefined();
+      expect(await deployment("fetch")).toBeUndefined();
+      const server = await c.get({
+        apiVersion: GROUP_VERSION,
+        kind: "MCPServer",
+        metadata: { name: "time", namespace: ns },
+      });
+      const conditions = (server?.status as Status | undefined)?.conditions ?? [];
+      expect(conditions.find((x) => x.type === "ImageValidated")).toMatchObject({
+        status: "False",
+        reason: "RegistryUnavailable",
+      });
+      // The catalog as the example ships it, applied the way its comment says.
+      const catalog = readFileSync(join(example, "catalog.yaml"), "utf8").replaceAll(
+        "namespace: mcp-approved",
+        `namespace: ${ns}`,
+      );
+      await c.apply(parse(catalog) as never, { fieldManager: "kubectl" });
+      const second = await apply();
+      expect(second.code, second.out.join("\n")).toBe(0);
+      expect(await deployment("time")).toBeDefined();
+      expect(await deployment("fetch")).toBeDefined();
+    } finally {
+      c.close();
+    }
+  }, 120_000);
+});
+
+/** Writes `files` under `dir` with the example's namespace replaced by `ns`. */
+function writeExample(dir: string, files: Record<string, string>, ns: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(join(dir, name), text.replaceAll("namespace: mcp-approved", `namespace: ${ns}`));
+  }
+}
