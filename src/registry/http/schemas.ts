@@ -60,6 +60,11 @@ const STATUS_SCHEMA = {
     message: { type: "string" },
     entryCount: { type: "integer" },
     contentHash: { type: "string" },
+    apiPath: {
+      type: "string",
+      description:
+        "api sources: the path under the endpoint that answered, /v0/servers or /v0.1/servers.",
+    },
   },
   additionalProperties: true,
 } as const;

@@ -58,6 +58,13 @@ const MAX_REDIRECTS = 5;
 /** Headers not sent on to another origin when a redirect leaves the first one. */
 const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
 
+/** An answer outside 2xx (after redirects). */
+export class HttpStatusError extends Error {
+  constructor(readonly status: number) {
+    super(`HTTP ${status}`);
+  }
+}
+
 /**
  * One GET over node:http(s), the body collected into one Buffer: redirects followed (at most
  * five; credentials are not sent to another origin), a gzip, deflate or br body decoded, and
@@ -110,7 +117,7 @@ export async function httpGet(
     }
     if (status < 200 || status > 299) {
       res.resume();
-      throw new Error(`HTTP ${status}`);
+      throw new HttpStatusError(status);
     }
     return readBody(res, opts.maxBytes);
   }
@@ -348,15 +355,38 @@ function withinSize(blob: Uint8Array, maxBytes = MAX_FILE_BYTES): Buffer {
   return Buffer.from(blob);
 }
 
-/** One page of another registry's `/v0.1/servers`. */
+/**
+ * The paths of another registry's server list under its base URL: `/v0/servers` as the spec
+ * writes it, and `/v0.1/servers`, which the official registry also serves and some registries
+ * serve alone.
+ */
+export const API_FORMS = ["/v0", "/v0.1"] as const;
+export type ApiForm = (typeof API_FORMS)[number];
+
+/** The form each endpoint last answered with: the next sync asks that one first. */
+const answeredForm = new Map<string, ApiForm>();
+
+/** The path of the server list `endpoint` last answered on (`/v0/servers`), if it has. */
+export function answeredApiPath(endpoint: string): string | undefined {
+  const form = answeredForm.get(endpoint.replace(/\/+$/, ""));
+  return form === undefined ? undefined : `${form}/servers`;
+}
+
+/** Answers of a registry that lacks a form: try the other one. */
+function lacksForm(err: unknown): boolean {
+  return err instanceof HttpStatusError && [404, 405, 501].includes(err.status);
+}
+
+/** One page of another registry's server list, and the form of its path. */
 export interface ApiPage {
   items: unknown[];
   bytes: Buffer;
+  form: ApiForm;
 }
 
 /**
- * Pages through `{endpoint}/v0.1/servers`, one page in memory at a time, so a catalog of any
- * size syncs in bounded memory.
+ * Pages through `{endpoint}/v0/servers` (or `/v0.1/servers` when the endpoint answers only
+ * that), one page in memory at a time, so a catalog of any size syncs in bounded memory.
  */
 export async function* fetchApiPages(
   endpoint: string,
@@ -370,6 +400,12 @@ export async function* fetchApiPages(
 ): AsyncGenerator<ApiPage> {
   const limits = { ...DEFAULT_SYNC_LIMITS, ...opts.limits };
   const base = endpoint.replace(/\/+$/, "");
+  const preferred = answeredForm.get(base);
+  // The first page finds the form: the one that answered last, else the spec's, then the other.
+  let forms: ApiForm[] =
+    preferred === undefined
+      ? [...API_FORMS]
+      : [preferred, ...API_FORMS.filter((f) => f !== preferred)];
   let cursor: string | undefined;
   // Cursors seen, as hashes: an upstream handing out ever new long cursors must not grow this.
   const seen = new Set<string>();
@@ -378,30 +414,48 @@ export async function* fetchApiPages(
     if (page >= limits.maxPages) {
       throw new McpfleetError("ERR_SYNC_FAILED", `more than ${limits.maxPages} pages`);
     }
-    const u = new URL(`${base}/v0.1/servers`);
-    u.searchParams.set("limit", String(opts.pageSize ?? 100));
-    if (cursor !== undefined) u.searchParams.set("cursor", cursor);
-    // A timer per page, cleared when the page is read (AbortSignal.timeout would leave a
-    // pending 60 s timer, and the objects it holds, behind every page).
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error("timed out")), opts.timeoutMs ?? 60_000);
-    let bytes: Buffer;
-    try {
-      bytes = await httpGet(u, {
-        headers: { accept: "application/json" },
-        signal:
-          opts.signal === undefined
-            ? timeout.signal
-            : AbortSignal.any([timeout.signal, opts.signal]),
-        maxBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - total + 1),
-        ...(opts.guard !== undefined ? { guard: opts.guard } : {}),
-      });
-    } catch (err) {
-      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: ${(err as Error).message}`, {
-        cause: err,
-      });
-    } finally {
-      clearTimeout(timer);
+    let u: URL;
+    let bytes: Buffer | undefined;
+    const tried: string[] = [];
+    for (;;) {
+      const form = forms[0] as ApiForm;
+      u = new URL(`${base}${form}/servers`);
+      u.searchParams.set("limit", String(opts.pageSize ?? 100));
+      if (cursor !== undefined) u.searchParams.set("cursor", cursor);
+      // A timer per page, cleared when the page is read (AbortSignal.timeout would leave a
+      // pending 60 s timer, and the objects it holds, behind every page).
+      const timeout = new AbortController();
+      const timer = setTimeout(
+        () => timeout.abort(new Error("timed out")),
+        opts.timeoutMs ?? 60_000,
+      );
+      try {
+        bytes = await httpGet(u, {
+          headers: { accept: "application/json" },
+          signal:
+            opts.signal === undefined
+              ? timeout.signal
+              : AbortSignal.any([timeout.signal, opts.signal]),
+          maxBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - total + 1),
+          ...(opts.guard !== undefined ? { guard: opts.guard } : {}),
+        });
+        break;
+      } catch (err) {
+        tried.push(`GET ${u.href}: ${(err as Error).message}`);
+        // Only the first page may change the form: later pages follow the one that answered.
+        if (page === 0 && forms.length > 1 && lacksForm(err)) {
+          forms = forms.slice(1);
+          continue;
+        }
+        throw new McpfleetError("ERR_SYNC_FAILED", tried.join("; "), { cause: err });
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    const form = forms[0] as ApiForm;
+    if (page === 0) {
+      forms = [form];
+      answeredForm.set(base, form);
     }
     total += bytes.length;
     if (total > limits.maxTotalBytes) {
@@ -416,7 +470,7 @@ export async function* fetchApiPages(
     if (!Array.isArray(body.servers)) {
       throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the answer has no servers list`);
     }
-    yield { items: body.servers as unknown[], bytes };
+    yield { items: body.servers as unknown[], bytes, form };
     const next = body.metadata?.nextCursor;
     if (typeof next !== "string" || next === "") return;
     if (next.length > limits.maxCursorLength) {
