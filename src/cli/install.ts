@@ -4,7 +4,7 @@
 // repository, or into a directory with -d (written as synth writes, never deleting others' files).
 import { parseInterval } from "../controller/schedule.js";
 import { type InstallOptions, installFiles } from "../synth/install.js";
-import { toYaml } from "../synth/render.js";
+import { toYaml } from "../synth/yaml.js";
 import { writeOutputDir } from "../synth/output-dir.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { writeText } from "./write.js";

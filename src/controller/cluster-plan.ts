@@ -3,16 +3,11 @@
 // workloads synthesized for them (each owned by its custom resource, so Kubernetes collects it
 // when the resource goes). Every object but the CRDs carries our marker annotation, which prune
 // checks before deleting anything.
-import { Chart } from "cdk8s";
-import type { Construct } from "constructs";
-import type { RendererTable } from "../synth/context.js";
 import { RENDERERS } from "../synth/constructs/index.js";
 import { contentHash } from "../synth/hash.js";
 import { crdObjects } from "../synth/install.js";
 import { MANAGED_BY } from "../synth/labels.js";
 import type { KubeObject, Resource } from "../synth/model.js";
-import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
-import { synthesize } from "../synth/render.js";
 import { KINDS } from "../schema/kinds.js";
 import { storedSpec } from "./stored-form.js";
 
@@ -47,38 +42,11 @@ export interface PlannedObject {
   owner?: string;
 }
 
-/** Synthesizes like `synthesize`, also telling which resource each object was rendered for. */
-export function renderWithOwners(
-  resources: Iterable<Resource>,
-  options: SynthOptions = DEFAULT_SYNTH_OPTIONS,
-): { objects: KubeObject[]; owners: Map<string, string> } {
-  const owners = new Map<string, string>();
-  const table: RendererTable = {};
-  for (const [kind, renderer] of Object.entries(RENDERERS)) {
-    (table as Record<string, unknown>)[kind] = (
-      scope: Construct,
-      resource: Resource,
-      ctx: unknown,
-    ) => {
-      const before = scope.node.children.length;
-      (renderer as (s: Construct, r: Resource, c: unknown) => void)(scope, resource, ctx);
-      const ns = scope instanceof Chart ? scope.namespace : undefined;
-      for (const child of scope.node.children.slice(before)) {
-        const o = child as unknown as { apiVersion?: string; kind?: string; name?: string };
-        if (o.apiVersion === undefined || o.kind === undefined || o.name === undefined) continue;
-        owners.set(
-          objectKey({
-            apiVersion: o.apiVersion,
-            kind: o.kind,
-            metadata: { name: o.name, namespace: ns },
-          }),
-          resourceKey(resource),
-        );
-      }
-    };
-  }
-  const result = synthesize(resources, options, table);
-  return { objects: result.objects, owners };
+/** Which resource (by key) each rendered object (by key) belongs to, from what synthesis says. */
+export function ownerKeys(owners: ReadonlyMap<KubeObject, Resource>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [o, r] of owners) out.set(objectKey(o), resourceKey(r));
+  return out;
 }
 
 const WORKLOAD_KINDS: ReadonlySet<string> = new Set(Object.keys(RENDERERS));

@@ -5,7 +5,8 @@
 import { relative, sep } from "node:path";
 import { type LoadResult, loadPaths, loadTexts } from "../synth/load.js";
 import type { KubeObject, Resource } from "../synth/model.js";
-import { renderWithOwners } from "./cluster-plan.js";
+import { ownerKeys } from "./cluster-plan.js";
+import { synthesize } from "../synth/render.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
 import { issueLine } from "../validate/format.js";
 import type { Report } from "../validate/types.js";
@@ -81,13 +82,13 @@ function renderLoaded(
   if (!loaded.valid || errors.length > 0) {
     return { ok: false, errors, warnings };
   }
-  const result = renderWithOwners(loaded.resources, options.synth ?? DEFAULT_SYNTH_OPTIONS);
+  const result = synthesize(loaded.resources, options.synth ?? DEFAULT_SYNTH_OPTIONS);
   return {
     ok: true,
     objects: result.objects,
     resources: loaded.resources.length,
     loaded: loaded.resources,
-    owners: result.owners,
+    owners: ownerKeys(result.owners),
     warnings,
   };
 }

@@ -14,7 +14,7 @@ import {
   readOutputManifest,
   writeOutputDir,
 } from "../synth/output-dir.js";
-import { toYaml } from "../synth/render.js";
+import { toYaml } from "../synth/yaml.js";
 import { type Applier, type ApplyResult, type ObjectChange, objectName } from "./applier.js";
 import type { Checkout, Revision } from "./git-source.js";
 import { type RenderOptions, renderFiles } from "./pipeline.js";

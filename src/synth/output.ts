@@ -4,7 +4,8 @@ import { McpfleetError } from "../errors.js";
 import { installFiles } from "./install.js";
 import type { KubeObject, Resource } from "./model.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "./options.js";
-import { synthesize, toYaml } from "./render.js";
+import { synthesize } from "./render.js";
+import { toYaml } from "./yaml.js";
 
 export interface RenderedFiles {
   /** Relative path -> content, in path order. */

@@ -6,7 +6,8 @@ import { renderVirtualMCPServer } from "../../src/synth/constructs/virtualmcpser
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { loadTexts, resourcesOfText } from "../../src/synth/load.js";
 import type { KubeObject, Resource } from "../../src/synth/model.js";
-import { synthesize, toYaml } from "../../src/synth/render.js";
+import { synthesize } from "../../src/synth/render.js";
+import { toYaml } from "../../src/synth/yaml.js";
 import { REFERENCE_RESOURCES } from "../schema/helpers.js";
 import { hasSharedData } from "../support/shared-data.js";
 

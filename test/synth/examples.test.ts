@@ -9,7 +9,8 @@ import type { RendererTable } from "../../src/synth/context.js";
 import { RENDERERS } from "../../src/synth/constructs/index.js";
 import { loadPaths, resourcesOfText } from "../../src/synth/load.js";
 import { type Resource, ResourceSet } from "../../src/synth/model.js";
-import { synthesize, toYaml } from "../../src/synth/render.js";
+import { synthesize } from "../../src/synth/render.js";
+import { toYaml } from "../../src/synth/yaml.js";
 import { computeStatus } from "../../src/synth/status.js";
 import { render } from "./helpers.js";
 

@@ -17,7 +17,8 @@ import {
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { resourcesOfText } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
-import { synthesize, toYaml } from "../../src/synth/render.js";
+import { synthesize } from "../../src/synth/render.js";
+import { toYaml } from "../../src/synth/yaml.js";
 
 interface Rule {
   apiGroups: string[];

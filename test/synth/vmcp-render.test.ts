@@ -10,7 +10,8 @@ import {
 import { contentHash } from "../../src/synth/hash.js";
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { type KubeObject, type Resource, ResourceSet } from "../../src/synth/model.js";
-import { synthesize, toYaml } from "../../src/synth/render.js";
+import { synthesize } from "../../src/synth/render.js";
+import { toYaml } from "../../src/synth/yaml.js";
 import {
   configMapText,
   configOf,

@@ -5,7 +5,8 @@ import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/project.js";
 import { loadPaths } from "../../src/synth/load.js";
-import { synthesize, toYaml, yamlDocument } from "../../src/synth/render.js";
+import { synthesize } from "../../src/synth/render.js";
+import { toYaml, yamlDocument } from "../../src/synth/yaml.js";
 
 function library(value: unknown): string {
   return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });

@@ -1,18 +1,23 @@
 // Pieces every workload construct uses: one ApiObject per rendered object, with a construct id
-// derived from the owning resource so ids never collide within a namespace's chart.
+// derived from the owning resource so ids never collide within a namespace's chart, and the
+// resource it was rendered for remembered so that synthesis can say which resource owns it.
 import { ApiObject } from "cdk8s";
-import { Construct } from "constructs";
+import type { Construct } from "constructs";
 import type { KubeObject, Resource } from "../model.js";
 
+const owners = new WeakMap<ApiObject, Resource>();
+
 /** Adds one rendered object to the chart of the resource's namespace. */
-export function emit(scope: Construct, owner: Resource, obj: KubeObject): ApiObject | undefined {
-  if (scope instanceof PlainScope) {
-    const namespace = owner.metadata.namespace;
-    scope.objects.push({ ...obj, metadata: { ...obj.metadata, namespace } });
-    return undefined;
-  }
+export function emit(scope: Construct, owner: Resource, obj: KubeObject): ApiObject {
   const id = `${owner.kind}.${owner.metadata.name}.${obj.kind}.${obj.metadata.name}`;
-  return new ApiObject(scope, id, obj);
+  const o = new ApiObject(scope, id, obj);
+  owners.set(o, owner);
+  return o;
+}
+
+/** The resource an object was emitted for. */
+export function ownerOf(o: ApiObject): Resource | undefined {
+  return owners.get(o);
 }
 
 export interface PolicyRule {
@@ -63,12 +68,4 @@ export function emitRbac(
 /** The in-cluster DNS name of a Service. */
 export function serviceHost(service: string, namespace: string): string {
   return `${service}.${namespace}.svc.cluster.local`;
-}
-
-/**
- * A scope that collects plain objects instead of cdk8s ApiObjects: the same renderers, without
- * cdk8s. The benchmark uses it as the floor that synthesis is compared with.
- */
-export class PlainScope extends Construct {
-  readonly objects: KubeObject[] = [];
 }
