@@ -185,7 +185,10 @@ export class ImagePolicyApplier implements Applier {
     if (last !== undefined && this.catalogs.due()) {
       const next = await judgeImages(last.options.resources ?? [], this.catalogs);
       if (!sameVerdicts(next, this.verdicts)) {
-        const result = await this.apply(last.objects, last.revision, last.options);
+        const result = await this.apply(last.objects, last.revision, {
+          ...last.options,
+          resend: false,
+        });
         return result.statuses ?? 0;
       }
     }
