@@ -9,6 +9,7 @@ import { pino } from "pino";
 import { McpfleetError } from "../errors.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { GitSource, type GitAuth, type GitRevisionSpec } from "../controller/git-source.js";
+import { isSshUrl } from "../controller/git-ssh.js";
 import { Reconciler, type Logger, type SyncOutcome } from "../controller/reconciler.js";
 import { Scheduler, checkCron, parseInterval } from "../controller/schedule.js";
 import { createControllerServer, parseListen } from "../controller/server.js";
@@ -34,7 +35,8 @@ synthesizes them and applies the result to the target. An invalid revision is ne
 the last good one stays in place and the errors name file and line.
 
 Source:
-      --repo URL               http://, https:// or file:// repository (required)
+      --repo URL               http://, https://, ssh://, user@host:path or file:// repository
+                               (required)
       --branch B | --tag T | --commit SHA
                                what to follow (default: the remote's HEAD)
       --path DIR               directory of the repository holding the resources (default: all)
@@ -42,6 +44,9 @@ Source:
       --password-file FILE     file holding the password
       --token-file FILE        file holding an access token (sent as the Basic password)
       --ca-file FILE           PEM certificates trusted for https:// besides the system ones
+      --ssh-key-file FILE      private key of an SSH deploy key (ssh:// and user@host:path)
+      --known-hosts-file FILE  the SSH server's host key in known_hosts form (required for SSH)
+      --git-timeout DURATION   deadline of each fetch, Go-style (default 60s)
       --cache-dir DIR          clones and work trees (default: $XDG_CACHE_HOME/mcpfleet/controller)
 When:
       --interval DURATION      poll period, Go-style (default 1m; at least 1s)
@@ -89,6 +94,9 @@ export interface ControllerConfig {
   path: string;
   auth?: GitAuth;
   caFile?: string;
+  sshKeyFile?: string;
+  knownHostsFile?: string;
+  gitTimeoutMs: number;
   cacheDir: string;
   intervalMs?: number;
   cron?: string;
@@ -138,6 +146,9 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
       "password-file": { type: "string" },
       "token-file": { type: "string" },
       "ca-file": { type: "string" },
+      "ssh-key-file": { type: "string" },
+      "known-hosts-file": { type: "string" },
+      "git-timeout": { type: "string", default: "60s" },
       "cache-dir": { type: "string" },
       interval: { type: "string" },
       schedule: { type: "string" },
@@ -256,12 +267,26 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | undefine
     ...(v["password-file"] !== undefined ? { passwordFile: v["password-file"] } : {}),
     ...(v["token-file"] !== undefined ? { tokenFile: v["token-file"] } : {}),
   };
+  if (isSshUrl(v.repo)) {
+    if (Object.keys(auth).length > 0) {
+      throw usage(
+        "--username, --password-file and --token-file are for http(s); over SSH give --ssh-key-file",
+      );
+    }
+  } else if (v["ssh-key-file"] !== undefined || v["known-hosts-file"] !== undefined) {
+    throw usage(
+      "--ssh-key-file and --known-hosts-file are for ssh:// and user@host:path repositories",
+    );
+  }
   return {
     repo: v.repo,
     ref,
     path: v.path,
     ...(Object.keys(auth).length > 0 ? { auth } : {}),
     ...(v["ca-file"] !== undefined ? { caFile: v["ca-file"] } : {}),
+    ...(v["ssh-key-file"] !== undefined ? { sshKeyFile: v["ssh-key-file"] } : {}),
+    ...(v["known-hosts-file"] !== undefined ? { knownHostsFile: v["known-hosts-file"] } : {}),
+    gitTimeoutMs: duration(v["git-timeout"], "--git-timeout"),
     cacheDir: v["cache-dir"] ?? defaultCacheDir(),
     ...(intervalMs !== undefined ? { intervalMs } : {}),
     ...(cron !== undefined ? { cron } : {}),
@@ -361,6 +386,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     inputs: [config.cacheDir],
     ...(client !== undefined ? { client } : {}),
   });
+  const stopGit = new AbortController();
   const source = new GitSource({
     url: config.repo,
     ref: config.ref,
@@ -368,6 +394,10 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     cacheDir: config.cacheDir,
     ...(config.auth !== undefined ? { auth: config.auth } : {}),
     ...(config.caFile !== undefined ? { caFile: config.caFile } : {}),
+    ...(config.sshKeyFile !== undefined ? { sshKeyFile: config.sshKeyFile } : {}),
+    ...(config.knownHostsFile !== undefined ? { knownHostsFile: config.knownHostsFile } : {}),
+    timeoutMs: config.gitTimeoutMs,
+    signal: stopGit.signal,
   });
   const status = new ControllerStatus(source.refName, applier.target);
   // Suspension, reconcile requests and the status `mcpfleet status` reads, on the inventory.
@@ -502,6 +532,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
   });
   log.info({}, "stopping: letting the apply step in flight finish");
   stopping = true;
+  stopGit.abort(); // a fetch in flight has nothing to finish: cancel it
   await scheduler.stop();
   await operations?.stop();
   await elector?.stop({ release: true });

@@ -8,11 +8,12 @@ import { Agent as HttpsAgent } from "node:https";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import git from "isomorphic-git";
-import nodeHttp from "isomorphic-git/http/node";
-import type { GitHttpRequest, HttpClient } from "isomorphic-git/http/node";
+import type { HttpClient } from "isomorphic-git/http/node";
 import { McpfleetError } from "../errors.js";
 import { DEFAULT_OPTIONS } from "../validate/types.js";
+import { httpClient } from "./git-http.js";
 import { ObjectStore } from "./git-objects.js";
+import { SshTransport, isSshUrl } from "./git-ssh.js";
 import { type TreeFile, commitTree, readResourceTree, subtree } from "./git-tree.js";
 
 /** What to follow: exactly one of a branch, a tag or a commit (none means the remote's HEAD). */
@@ -28,7 +29,7 @@ export interface GitAuth {
 }
 
 export interface GitSourceOptions {
-  /** http://, https:// or file:// URL of the repository. */
+  /** http://, https://, ssh:// (or scp-like `git@host:path`) or file:// URL of the repository. */
   url: string;
   ref: GitRevisionSpec;
   /** Directory inside the repository to check out ("" or "." for all of it). */
@@ -46,7 +47,17 @@ export interface GitSourceOptions {
   maxPacks?: number;
   /** Largest resource file checked out; a larger one refuses the revision unread. */
   maxFileBytes?: number;
+  /** Private key file of an SSH deploy key. */
+  sshKeyFile?: string;
+  /** known_hosts file with the SSH server's host key (required for SSH: keys are checked). */
+  knownHostsFile?: string;
+  /** Deadline of one resolve (every request and fetch it makes); default 60 s. */
+  timeoutMs?: number;
+  /** Cancels the operation in flight (the controller stopping). */
+  signal?: AbortSignal;
 }
+
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 export interface Revision {
   /** Commit SHA (40 hex digits). */
@@ -168,19 +179,6 @@ export function gitError(err: unknown, url: string, ref: string): McpfleetError 
   return new McpfleetError("ERR_GIT_FAILED", `git ${where}: ${message}`, { cause: err });
 }
 
-/** isomorphic-git's Node client with an https agent (custom CA) and fixed headers added. */
-function httpClient(agent: HttpsAgent | undefined, headers: () => Record<string, string>) {
-  const client: HttpClient = {
-    request: (req: GitHttpRequest) =>
-      nodeHttp.request({
-        ...req,
-        headers: { ...req.headers, ...headers() },
-        ...(agent !== undefined && req.url.startsWith("https:") ? { agent } : {}),
-      }),
-  };
-  return client;
-}
-
 export class GitSource {
   readonly url: string;
   readonly refName: string;
@@ -189,6 +187,10 @@ export class GitSource {
   private readonly local: string | undefined;
   private readonly gitdir: string;
   private readonly http: HttpClient;
+  private readonly ssh: SshTransport | undefined;
+  private readonly timeoutMs: number;
+  /** The signal of the resolve in flight: its deadline, or the controller stopping. */
+  private operation: AbortSignal | undefined;
   /** Network requests made (each is one HTTP round trip); for tests and metrics. */
   fetches = 0;
 
@@ -204,19 +206,40 @@ export class GitSource {
       const p = fileURLToPath(opts.url);
       this.local = fs.existsSync(join(p, ".git")) ? join(p, ".git") : p;
       this.gitdir = this.local;
-    } else if (/^https?:\/\//.test(opts.url)) {
+    } else if (/^https?:\/\//.test(opts.url) || isSshUrl(opts.url)) {
       this.local = undefined;
       const key = createHash("sha256").update(opts.url).digest("hex").slice(0, 16);
       this.gitdir = join(opts.cacheDir, "repos", key);
     } else {
       throw new McpfleetError(
         "ERR_USAGE",
-        `--repo must be an http://, https:// or file:// URL, not ${opts.url}`,
+        `--repo must be an http://, https://, ssh:// (or user@host:path) or file:// URL, not ${opts.url}`,
       );
+    }
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (isSshUrl(opts.url)) {
+      if (opts.knownHostsFile === undefined) {
+        throw new McpfleetError(
+          "ERR_USAGE",
+          "--known-hosts-file is required for an ssh repository: the server's host key is always checked",
+        );
+      }
+      this.ssh = new SshTransport(opts.url, {
+        knownHostsFile: opts.knownHostsFile,
+        cacheDir: opts.cacheDir,
+        ...(opts.sshKeyFile !== undefined ? { keyFile: opts.sshKeyFile } : {}),
+      });
+    } else {
+      this.ssh = undefined;
     }
     const agent =
       opts.caFile !== undefined ? new HttpsAgent({ ca: readSecret(opts.caFile) }) : undefined;
-    this.http = httpClient(agent, () => this.authHeaders());
+    this.http = httpClient({
+      agent,
+      headers: () => this.authHeaders(),
+      idleTimeoutMs: this.timeoutMs,
+      signal: () => this.operation,
+    });
   }
 
   private authHeaders(): Record<string, string> {
@@ -237,13 +260,37 @@ export class GitSource {
 
   /** Resolves the watched ref to a commit, fetching what is new from a remote. */
   async resolve(): Promise<Revision> {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    const stop = this.opts.signal;
+    this.operation = stop !== undefined ? AbortSignal.any([stop, deadline]) : deadline;
     try {
       const commit =
         this.local !== undefined ? await this.resolveLocal() : await this.resolveRemote();
       return { commit, ref: this.refName };
     } catch (err) {
+      const where = `${redactUrl(this.url)} (${this.refName})`;
+      if (stop?.aborted === true) {
+        throw new McpfleetError(
+          "ERR_INTERRUPTED",
+          `git ${where}: stopped (the controller is shutting down)`,
+          { cause: err },
+        );
+      }
+      if (deadline.aborted) {
+        throw new McpfleetError(
+          "ERR_GIT_UNREACHABLE",
+          `git ${where}: not done within ${Math.round(this.timeoutMs / 1000)} s (--git-timeout)`,
+          { cause: err },
+        );
+      }
       throw gitError(err, this.url, this.refName);
+    } finally {
+      this.operation = undefined;
     }
+  }
+
+  private run(): { signal: AbortSignal | undefined } {
+    return { signal: this.operation };
   }
 
   private notFound(what: string): McpfleetError {
@@ -333,6 +380,19 @@ export class GitSource {
   private async advertised(): Promise<{ ref: string; oid: string } | undefined> {
     const ref = this.opts.ref;
     this.fetches++;
+    if (this.ssh !== undefined) {
+      const full =
+        "branch" in ref
+          ? `refs/heads/${ref.branch}`
+          : "tag" in ref
+            ? `refs/tags/${ref.tag}`
+            : "HEAD";
+      // `^{}`: the commit an annotated tag points to, listed only when asked for by name.
+      const refs = await this.ssh.listRefs([full, `${full}^{}`], this.run());
+      const oid = refs.get(full);
+      if (oid === undefined) return undefined;
+      return { ref: refs.get(`symref:${full}`) ?? full, oid };
+    }
     if ("branch" in ref || "tag" in ref) {
       const full = "branch" in ref ? `refs/heads/${ref.branch}` : `refs/tags/${ref.tag}`;
       const refs = await git.listServerRefs({
@@ -362,6 +422,7 @@ export class GitSource {
     singleBranch: boolean;
   }): Promise<string | null> {
     this.fetches++;
+    if (this.ssh !== undefined) return this.fetchSsh(args);
     const result = await git.fetch({
       fs,
       http: this.http,
@@ -373,6 +434,36 @@ export class GitSource {
       ...(args.depth !== undefined ? { depth: args.depth } : {}),
     });
     return result.fetchHead;
+  }
+
+  /** A fetch over SSH by the system git; resolves with the fetched tip, as fetch() does. */
+  private async fetchSsh(args: {
+    ref?: string;
+    depth?: number;
+    singleBranch: boolean;
+  }): Promise<string | null> {
+    const ssh = this.ssh!;
+    const ref = this.opts.ref;
+    const full =
+      args.ref === undefined || args.ref.startsWith("refs/") || args.ref === "HEAD"
+        ? args.ref
+        : `${"tag" in ref ? "refs/tags" : "refs/heads"}/${args.ref}`;
+    const refspecs =
+      full !== undefined
+        ? [`+${full}:refs/fetched/tip`]
+        : args.singleBranch
+          ? ["+HEAD:refs/fetched/tip"]
+          : ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
+    await ssh.fetch(
+      this.gitdir,
+      { refspecs, ...(args.depth !== undefined ? { depth: args.depth } : {}) },
+      this.run(),
+    );
+    try {
+      return await git.resolveRef({ fs, gitdir: this.gitdir, ref: "refs/fetched/tip" });
+    } catch {
+      return null;
+    }
   }
 
   private async resolveRemote(): Promise<string> {

@@ -1,5 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { request as httpRequest } from "node:http";
+import {
+  createServer as createHttpServer,
+  request as httpRequest,
+  type Server as HttpServer,
+} from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { readFileSync, readdirSync, existsSync, writeFileSync } from "node:fs";
@@ -179,9 +183,10 @@ describe("GitSource over HTTP (git http-backend)", () => {
   });
 
   it("refuses URLs it cannot fetch and paths that leave the repository", () => {
-    expect(() => source({ url: "ssh://example.com/x.git" })).toThrow(
-      /http:\/\/, https:\/\/ or file/,
+    expect(() => source({ url: "ftp://example.com/x.git" })).toThrow(
+      /http:\/\/, https:\/\/, ssh:\/\/ \(or user@host:path\) or file/,
     );
+    expect(() => source({ url: "git@example.com:fleet.git" })).toThrow(/--known-hosts-file/);
     expect(() => source({ path: "../etc" })).toThrow(/inside the repository/);
     expect(() => source({ ref: { commit: "main" } })).toThrow(/hex SHA/);
   });
@@ -433,3 +438,41 @@ describe("GitSource over HTTPS with a private CA", () => {
 function gitless(cmd: string, args: string[], cwd: string): void {
   execFileSync(cmd, args, { cwd, stdio: "ignore" });
 }
+
+describe("GitSource deadlines over HTTP", () => {
+  let silent: HttpServer;
+  let url: string;
+  beforeAll(async () => {
+    silent = createHttpServer(() => {
+      // Accepts the request and never answers.
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/fleet.git`;
+  });
+  afterAll(async () => {
+    silent.closeAllConnections();
+    await new Promise((r) => silent.close(r));
+  });
+
+  const hung = (extra: Partial<GitSourceOptions>) =>
+    new GitSource({ url, ref: { branch: "main" }, cacheDir: tmp("hung"), ...extra });
+
+  it("gives up on a server that never answers at the deadline (ERR_GIT_UNREACHABLE)", async () => {
+    const err = await hung({ timeoutMs: 700 })
+      .resolve()
+      .catch((e: unknown) => e);
+    expect(isMcpfleetError(err) && err.code).toBe("ERR_GIT_UNREACHABLE");
+    expect((err as Error).message).toMatch(/not done within 1 s \(--git-timeout\)/);
+  });
+
+  it("cancels the request in flight when the controller stops (ERR_INTERRUPTED)", async () => {
+    const stop = new AbortController();
+    const pending = hung({ timeoutMs: 60_000, signal: stop.signal })
+      .resolve()
+      .catch((e: unknown) => e);
+    setTimeout(() => stop.abort(), 300);
+    const err = await pending;
+    expect(isMcpfleetError(err) && err.code).toBe("ERR_INTERRUPTED");
+    expect((err as Error).message).toMatch(/shutting down/);
+  });
+});
