@@ -76,6 +76,10 @@ export async function runApply(
         io.out(`${c.object} ${c.action}${dryRun ? " (server dry run)" : ""}`);
       }
     },
+    onImageRefused: (server, v) => {
+      progress.done();
+      io.err(`${server}: workloads not applied: ${v.message} (${v.reason})`);
+    },
     // A person is waiting: give up on an unreachable server within a few seconds, not a minute.
     backoff: {
       capMs: 1_000,

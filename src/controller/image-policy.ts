@@ -113,8 +113,8 @@ export interface PolicyTarget extends Applier {
 
 export interface ImagePolicyOptions extends CatalogReaderOptions {
   fieldManager: string;
-  /** Logs a refusal or an answer drawn from a listing kept after a failed read. */
-  onVerdict?: (key: string, verdict: ImageVerdict) => void;
+  /** Told of each refusal (`server`: `MCPServer namespace/name`), dry runs included. */
+  onRefused?: (server: string, verdict: ImageVerdict) => void;
 }
 
 /**
@@ -169,6 +169,11 @@ export class ImagePolicyApplier implements Applier {
     const dryRun = options.dryRun === true;
     if (!dryRun) this.verdicts = verdicts;
     const result = await this.inner.apply(kept, revision, { ...options, owners: keptOwners });
+    for (const r of options.resources ?? []) {
+      const v = verdicts.get(resourceKey(r));
+      if (v?.allowed === false)
+        this.opts.onRefused?.(`${r.kind} ${r.metadata.namespace}/${r.metadata.name}`, v);
+    }
     if (dryRun) return result;
     this.last = { objects, revision, options };
     await this.remove(objects.filter(isWithheld));
@@ -219,12 +224,10 @@ export class ImagePolicyApplier implements Applier {
   private async record(verdicts: Verdicts, resources: readonly Resource[]): Promise<void> {
     const byKey = new Map(resources.map((r) => [resourceKey(r), r]));
     for (const [key, v] of verdicts) {
-      if (v.allowed && v.message.includes("cannot be read")) this.opts.onVerdict?.(key, v);
       if (v.allowed) {
         this.recorded.delete(key);
         continue;
       }
-      this.opts.onVerdict?.(key, v);
       const r = byKey.get(key);
       if (r === undefined || this.recorded.get(key) === v.message) continue;
       this.recorded.set(key, v.message);
@@ -260,6 +263,10 @@ export function withImagePolicy(
   client: KubeClient,
   fieldManager: string,
   inner: PolicyTarget,
+  onRefused?: ImagePolicyOptions["onRefused"],
 ): ImagePolicyApplier {
-  return new ImagePolicyApplier(inner, client, { fieldManager });
+  return new ImagePolicyApplier(inner, client, {
+    fieldManager,
+    ...(onRefused !== undefined ? { onRefused } : {}),
+  });
 }

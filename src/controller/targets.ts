@@ -5,7 +5,7 @@ import { McpfleetError } from "../errors.js";
 import type { Applier } from "./applier.js";
 import type { BackoffOptions } from "./backoff.js";
 import { ClusterApplier } from "./cluster-applier.js";
-import { withImagePolicy } from "./image-policy.js";
+import { type ImageVerdict, withImagePolicy } from "./image-policy.js";
 import { type ServiceAccountRef, impersonating } from "./impersonation.js";
 import { namespaceCheck } from "./tenancy.js";
 import type { ObjectChange } from "./applier.js";
@@ -82,6 +82,8 @@ export function createApplier(
     inputs?: readonly string[];
     /** Retry policy of API requests (a one-shot command gives up sooner; `-v` shows retries). */
     backoff?: Partial<BackoffOptions>;
+    /** An MCPServer whose workloads enforceServers withholds (image-policy.ts). */
+    onImageRefused?: (server: string, verdict: ImageVerdict) => void;
   } = {},
 ): Applier {
   if (spec.kind === "dir") return new DirTarget(spec.path, { inputs: hooks.inputs ?? [] });
@@ -121,5 +123,6 @@ export function createApplier(
       ...(hooks.mayWrite !== undefined ? { mayWrite: hooks.mayWrite } : {}),
       ...(hooks.backoff !== undefined ? { backoff: hooks.backoff } : {}),
     }),
+    hooks.onImageRefused,
   );
 }

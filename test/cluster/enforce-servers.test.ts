@@ -308,6 +308,11 @@ describe.skipIf(noCluster())("enforceServers through mcpfleet apply", () => {
         c.get({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: ns } });
       expect(await deployment("time")).toBeUndefined();
       expect(await deployment("fetch")).toBeUndefined();
+      expect(first.out).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^MCPServer ${ns}/time: workloads not applied: .*\\(RegistryUnavailable\\)$`),
+        ),
+      );
       const server = await c.get({
         apiVersion: GROUP_VERSION,
         kind: "MCPServer",
@@ -326,6 +331,7 @@ describe.skipIf(noCluster())("enforceServers through mcpfleet apply", () => {
       await c.apply(parse(catalog) as never, { fieldManager: "kubectl" });
       const second = await apply();
       expect(second.code, second.out.join("\n")).toBe(0);
+      expect(second.out.filter((l) => l.includes("not applied"))).toEqual([]);
       expect(await deployment("time")).toBeDefined();
       expect(await deployment("fetch")).toBeDefined();
     } finally {
