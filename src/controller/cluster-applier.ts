@@ -12,12 +12,14 @@ import type { Applier, ApplyOptions, ApplyResult, NotReady, ObjectChange } from 
 import { objectName } from "./applier.js";
 import { type BackoffOptions, withBackoff } from "./backoff.js";
 import {
-  APPLIED_BY,
-  NEVER_PRUNED,
   type PlannedObject,
   STAGES,
+  appliedByUs,
+  entryRef,
   objectHash,
+  ownerOfPlanned,
   planObjects,
+  pruneCandidates,
   withOwner,
 } from "./cluster-plan.js";
 import { ResourceStatusWriter } from "./cluster-status.js";
@@ -375,12 +377,8 @@ export class ClusterApplier implements Applier {
     // What would be sent, stage by stage; owners' uids are known once their stage is done.
     const pending: PlannedObject[] = [];
     const hashes = new Map<string, string>();
-    const ownerOf = (p: PlannedObject) => {
-      if (p.owner === undefined) return undefined;
-      const e = next.get(p.owner) ?? prevEntries.get(p.owner);
-      if (e?.uid === undefined) return undefined;
-      return { apiVersion: e.apiVersion, kind: e.kind, name: e.name, uid: e.uid };
-    };
+    const ownerOf = (p: PlannedObject) =>
+      ownerOfPlanned(p, (key) => next.get(key) ?? prevEntries.get(key));
     const entryOf = (p: PlannedObject, hash: string, live?: LiveObject): InventoryEntry => {
       const prev = prevEntries.get(p.key);
       const uid = live?.metadata.uid ?? prev?.uid;
@@ -467,29 +465,13 @@ export class ClusterApplier implements Applier {
     }
     await this.ensureHmacSecrets(resources, dryRun);
 
-    // Prune: previous inventory entries the revision no longer renders, in reverse apply order.
-    const gone = [...prevEntries.entries()].filter(
-      ([k, e]) => !next.has(k) && !NEVER_PRUNED.has(e.kind),
-    );
+    // Prune: previous inventory entries the revision no longer renders.
+    const gone = pruneCandidates(prevEntries, next);
     let pruned = 0;
     const kept = new Map(next);
     if (this.opts.prune) {
-      const order = (e: InventoryEntry) =>
-        e.kind === "Deployment" || e.kind === "StatefulSet"
-          ? 0
-          : e.apiVersion.includes("toolhive")
-            ? 2
-            : 1;
-      gone.sort((a, b) => order(a[1]) - order(b[1]));
       for (const [, e] of gone) {
-        const ref = {
-          apiVersion: e.apiVersion,
-          kind: e.kind,
-          metadata: {
-            name: e.name,
-            ...(e.namespace !== undefined ? { namespace: e.namespace } : {}),
-          },
-        };
+        const ref = entryRef(e);
         let live: LiveObject | undefined;
         try {
           live = await this.retry(() => this.writer.get(ref));
@@ -500,7 +482,7 @@ export class ClusterApplier implements Applier {
           throw apiFailure(ref, err);
         }
         if (live === undefined) continue;
-        if (live.metadata.annotations?.[APPLIED_BY] !== this.opts.fieldManager) continue;
+        if (!appliedByUs(live, this.opts.fieldManager)) continue;
         if (!dryRun) {
           this.fence();
           await this.retry(() => this.writer.delete(ref)).catch((err: unknown) => {
@@ -519,20 +501,4 @@ export class ClusterApplier implements Applier {
     }
     return { applied, unchanged, pruned, changes };
   }
-}
-
-/** Every planned object with the owner reference it is sent with (diff uses this). */
-export function plannedWithOwners(
-  plan: readonly PlannedObject[],
-  uids: ReadonlyMap<string, InventoryEntry>,
-): KubeObject[] {
-  return plan.map((p) => {
-    const e = p.owner !== undefined ? uids.get(p.owner) : undefined;
-    return withOwner(
-      p.object,
-      e?.uid !== undefined
-        ? { apiVersion: e.apiVersion, kind: e.kind, name: e.name, uid: e.uid }
-        : undefined,
-    );
-  });
 }

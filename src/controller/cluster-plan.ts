@@ -9,6 +9,8 @@ import { crdObjects } from "../synth/install.js";
 import { MANAGED_BY } from "../synth/labels.js";
 import type { KubeObject, Resource } from "../synth/model.js";
 import { KINDS } from "../schema/kinds.js";
+import type { InventoryEntry } from "./inventory.js";
+import type { LiveObject } from "./kube-client.js";
 import { storedSpec } from "./stored-form.js";
 
 /** Annotation on every object the controller applies: the field manager that applied it. */
@@ -153,4 +155,50 @@ export function withOwner(
 
 export function objectHash(o: KubeObject): string {
   return contentHash(o).slice(0, 32);
+}
+
+/** An object reference of an inventory entry (what prune reads and deletes). */
+export function entryRef(e: InventoryEntry): KubeObject {
+  return {
+    apiVersion: e.apiVersion,
+    kind: e.kind,
+    metadata: { name: e.name, ...(e.namespace !== undefined ? { namespace: e.namespace } : {}) },
+  };
+}
+
+/**
+ * What prune may delete: entries of the previous inventory the plan no longer holds, never a CRD
+ * or a Namespace, in reverse apply order (workloads, other objects, custom resources last).
+ */
+export function pruneCandidates(
+  previous: ReadonlyMap<string, InventoryEntry>,
+  planned: { has(key: string): boolean },
+): [string, InventoryEntry][] {
+  const order = (e: InventoryEntry) =>
+    e.kind === "Deployment" || e.kind === "StatefulSet"
+      ? 0
+      : e.apiVersion.includes("toolhive")
+        ? 2
+        : 1;
+  return [...previous]
+    .filter(([k, e]) => !planned.has(k) && !NEVER_PRUNED.has(e.kind))
+    .sort((a, b) => order(a[1]) - order(b[1]));
+}
+
+/** Prune deletes a live object only while it carries our marker with this field manager. */
+export function appliedByUs(live: LiveObject, fieldManager: string): boolean {
+  return live.metadata.annotations?.[APPLIED_BY] === fieldManager;
+}
+
+/** The owner reference a planned object is sent with, once its owner's uid is known. */
+export function ownerOfPlanned(
+  p: PlannedObject,
+  known: (
+    key: string,
+  ) => { apiVersion: string; kind: string; name: string; uid?: string } | undefined,
+): { apiVersion: string; kind: string; name: string; uid: string } | undefined {
+  if (p.owner === undefined) return undefined;
+  const e = known(p.owner);
+  if (e?.uid === undefined) return undefined;
+  return { apiVersion: e.apiVersion, kind: e.kind, name: e.name, uid: e.uid };
 }

@@ -6,7 +6,14 @@
 import { stringify } from "yaml";
 import type { KubeObject } from "../synth/model.js";
 import { objectName } from "./applier.js";
-import { APPLIED_BY, NEVER_PRUNED, type PlannedObject, withOwner } from "./cluster-plan.js";
+import {
+  type PlannedObject,
+  appliedByUs,
+  entryRef,
+  ownerOfPlanned,
+  pruneCandidates,
+  withOwner,
+} from "./cluster-plan.js";
 import type { InventoryStore } from "./inventory.js";
 import { KubeApiError, type KubeClient, type LiveObject } from "./kube-client.js";
 
@@ -130,8 +137,10 @@ export async function diffPlan(
         uid: live.metadata.uid,
       });
     }
-    const owner = p.owner !== undefined ? uids.get(p.owner) : undefined;
-    const desired: KubeObject = withOwner(p.object, owner);
+    const desired: KubeObject = withOwner(
+      p.object,
+      ownerOfPlanned(p, (key) => uids.get(key)),
+    );
     const label = objectName(p.object).replace(" ", "/");
     if (live === undefined) {
       out.push({
@@ -165,20 +174,11 @@ export async function diffPlan(
   }
   if (opts.prune) {
     const planned = new Set(plan.map((p) => p.key));
-    const previous = await opts.inventory.read();
-    for (const [key, e] of previous?.entries ?? []) {
-      if (planned.has(key) || NEVER_PRUNED.has(e.kind)) continue;
-      const ref = {
-        apiVersion: e.apiVersion,
-        kind: e.kind,
-        metadata: {
-          name: e.name,
-          ...(e.namespace !== undefined ? { namespace: e.namespace } : {}),
-        },
-      };
+    const previous = (await opts.inventory.read())?.entries ?? new Map();
+    for (const [, e] of pruneCandidates(previous, planned)) {
+      const ref = entryRef(e);
       const live = await client.get(ref);
-      if (live === undefined || live.metadata.annotations?.[APPLIED_BY] !== opts.fieldManager)
-        continue;
+      if (live === undefined || !appliedByUs(live, opts.fieldManager)) continue;
       const name = objectName(ref);
       out.push({
         object: name,
