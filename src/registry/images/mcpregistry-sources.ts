@@ -3,7 +3,8 @@
 // in a ConfigMap volume of the resource), the network (git, url and api sources, read with the
 // registry's own fetchers), or nowhere (managed and kubernetes sources live in the server's
 // store; a file on any other volume lives in the pod).
-import { parse as parseYaml } from "yaml";
+// js-yaml, as validate reads files: the yaml package is loaded only for files that need it.
+import { CORE_SCHEMA, load } from "js-yaml";
 import type { FilterConfig, SourceConfig } from "../config/types.js";
 import type { Format } from "../formats/parse.js";
 
@@ -90,7 +91,7 @@ function configMapAt(path: string, spec: Obj): { configMap: string; key: string 
 function fromConfigYaml(text: string, spec: Obj): CatalogSource[] | string {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = load(text, { schema: CORE_SCHEMA });
   } catch {
     return "configYAML is not YAML";
   }
