@@ -109,6 +109,21 @@ export type MCPToolConfigStatus = ConfigStatus;
  * The workflow: tool name, description, input parameters, timeout, steps and output, as in the virtual server's `compositeTools`.
  */
 export type VirtualMCPCompositeToolDefinitionSpec = CompositeToolConfig;
+/**
+ * A header or environment variable.
+ */
+export type ServerJsonKeyValueInput = ServerJsonInput & {
+  name: string;
+};
+/**
+ * A command-line argument: `positional` (with a value or valueHint) or `named` (with the flag name).
+ */
+export type ServerJsonArgument = ServerJsonInput & {
+  type: "positional" | "named";
+  name?: string;
+  valueHint?: string;
+  isRepeated?: boolean;
+};
 
 export interface StringMap {
   [k: string]: string | undefined;
@@ -420,6 +435,7 @@ export interface SessionStorageConfig {
  */
 export interface RateLimitConfig {
   shared?: RateLimitBucket;
+  perUser?: RateLimitBucket;
   /**
    * Per-tool limits, applied in addition to the shared bucket.
    */
@@ -443,7 +459,8 @@ export interface ToolRateLimitConfig {
    * Name of the MCP tool the limit applies to.
    */
   name: string;
-  shared: RateLimitBucket;
+  shared?: RateLimitBucket;
+  perUser?: RateLimitBucket;
 }
 /**
  * Reference to an MCPToolConfig in the same namespace.
@@ -451,6 +468,15 @@ export interface ToolRateLimitConfig {
 export interface ToolConfigRef {
   /**
    * Name of the MCPToolConfig.
+   */
+  name: string;
+}
+/**
+ * The MCPGroup, in the same namespace, that the workload belongs to. v1beta1 writes the reference as an object only.
+ */
+export interface GroupRefObject {
+  /**
+   * Name of the MCPGroup.
    */
   name: string;
 }
@@ -611,6 +637,7 @@ export interface MCPOIDCConfigReference {
    */
   audience: string;
   scopes?: Scopes;
+  resourceUrl?: HTTPURL;
 }
 /**
  * MCPOIDCConfig settings for Kubernetes service-account tokens: the fields of KubernetesOIDCConfig without audience (each workload sets its own in oidcConfigRef).
@@ -712,6 +739,134 @@ export interface ExternalAuthConfigRef {
    * Name of the MCPExternalAuthConfig.
    */
   name: string;
+}
+/**
+ * Reference to an MCPAuthzConfig, the reference operator's shared authorization kind (later than the spec). mcpfleet does not serve that kind: validate accepts the field as the API server does and refuses it at the run-time level (docs/compat.md).
+ */
+export interface MCPAuthzConfigRef {
+  /**
+   * Name of the MCPAuthzConfig.
+   */
+  name: string;
+}
+/**
+ * On-Behalf-Of token exchange with Microsoft Entra ID (type obo; the reference operator's, later than the spec). Accepted as the API server accepts it; not rendered (docs/compat.md).
+ */
+export interface OBOConfig {
+  /**
+   * The Entra tenant, a GUID or a verified domain (not an alias such as common).
+   */
+  tenantId?: string;
+  /**
+   * Authority host (https, no user info, no trailing slash); Entra's public cloud by default.
+   */
+  authority?: string;
+  /**
+   * Application (client) ID of the middle-tier application.
+   */
+  clientId?: string;
+  clientSecretRef?: SecretKeyRef;
+  /**
+   * Audience of the downstream token requested.
+   */
+  audience?: string;
+  /**
+   * Scopes of the downstream token requested.
+   *
+   * @maxItems 20
+   */
+  scopes?: string[];
+}
+/**
+ * An external token issuer the embedded authorization server trusts for token exchange or JWT bearer grants (the reference operator's, later than the spec). Accepted as the API server accepts it; not rendered (docs/compat.md).
+ */
+export interface TrustedIssuerConfig {
+  /**
+   * Name of the issuer.
+   */
+  name?: string;
+  /**
+   * The issuer's identifier, the `iss` claim of its tokens.
+   */
+  issuerUrl: string;
+  /**
+   * Audience the issuer's tokens must carry.
+   */
+  expectedAudience?: string;
+  /**
+   * Where the issuer's keys are; discovered from the issuer when empty.
+   */
+  jwksUrl?: string;
+  /**
+   * Allow an http issuer (development only).
+   */
+  insecureAllowHTTP?: boolean;
+  /**
+   * Allow a jwksUrl on a private address; needs jwksUrl set explicitly.
+   */
+  allowPrivateIPs?: boolean;
+  caBundleRef?: CABundleSource;
+  /**
+   * Claim naming the acting client (RFC 8693 delegation).
+   */
+  actorClaim?: string;
+  /**
+   * Actors allowed to act for a subject.
+   *
+   * @maxItems 50
+   */
+  allowedActors?: string[];
+  /**
+   * Expression matching allowed actors.
+   */
+  actorMatcher?: string;
+  /**
+   * Clients allowed to exchange this issuer's tokens; "*" alone allows any.
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  allowedDelegateClients?: string[];
+  /**
+   * Honour the token's may_act claim.
+   */
+  allowMayAct?: boolean;
+  jwtBearerGrant?: JWTBearerGrantConfig;
+}
+/**
+ * JWT bearer grants (RFC 7523) with the issuer's assertions.
+ */
+export interface JWTBearerGrantConfig {
+  maxAssertionAge: Duration;
+  /**
+   * The subjects that may use the grant, each with the resources it may reach.
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  subjectBindings: JWTBearerSubjectBinding[];
+  /**
+   * Audiences an assertion may carry.
+   *
+   * @maxItems 50
+   */
+  acceptedAudiences?: string[];
+}
+/**
+ * A subject allowed to use JWT bearer grants, and the resources it may reach.
+ */
+export interface JWTBearerSubjectBinding {
+  /**
+   * The assertion's subject (no wildcard).
+   */
+  subject: string;
+  /**
+   * Resources (RFC 8707) the subject may request tokens for.
+   *
+   * @minItems 1
+   * @maxItems 50
+   */
+  allowedResources: string[];
 }
 /**
  * Reference to the embedded authorization server of a workload: an MCPExternalAuthConfig of type embeddedAuthServer in the same namespace.
@@ -848,6 +1003,12 @@ export interface EmbeddedAuthServerConfig {
    */
   upstreamProviders: UpstreamProviderConfig[];
   storage?: AuthServerStorageConfig;
+  /**
+   * External issuers whose tokens the server accepts for token exchange or JWT bearer grants (the reference operator's, later than the spec; not rendered, see docs/compat.md).
+   *
+   * @maxItems 20
+   */
+  trustedIssuers?: TrustedIssuerConfig[];
 }
 /**
  * How long issued tokens and codes stay valid.
@@ -1041,6 +1202,7 @@ export interface EmbeddedRegistryServerConfig {
    * @minItems 1
    */
   registries: Registry[];
+  defaultRegistry?: Name;
   auth?: AuthConfig;
   database?: DatabaseConfig;
   telemetry?: RegistryTelemetryConfig;
@@ -1596,6 +1758,7 @@ export interface VirtualMCPConfig {
   telemetry?: EmbeddedTelemetryConfig;
   audit?: EmbeddedAuditConfig;
   optimizer?: OptimizerConfig;
+  rateLimiting?: RateLimitConfig;
   sessionStorage?: VmcpSessionStorageConfig;
 }
 /**
@@ -2142,6 +2305,20 @@ export interface OptimizerConfig {
    * Largest semantic distance of a result, a decimal from 0 (identical) to 2 (unrelated); semantic search only.
    */
   semanticDistanceThreshold?: string;
+  /**
+   * Wire protocol of the embedding service: `tei` (Text Embeddings Inference, what an EmbeddingServer runs; the virtual server's default) or `openai` (an OpenAI-compatible /embeddings API, whose key the virtual server reads from OPENAI_API_KEY).
+   */
+  embeddingProvider?: "tei" | "openai";
+  /**
+   * Model requested from an `openai` embedding service; ignored by `tei`.
+   */
+  embeddingModel?: string;
+  /**
+   * Extra HTTP headers of every embedding request (`openai` only). Values are plain text: no secrets; Authorization and Content-Type cannot be set.
+   */
+  embeddingHeaders?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * Where sessions are stored. The Redis password comes from the environment variable `<PREFIX>_SESSION_REDIS_PASSWORD`, set by the operator.
@@ -2202,6 +2379,7 @@ export interface EmbeddedConfig {
   telemetry?: EmbeddedTelemetryConfig;
   audit?: EmbeddedAuditConfig;
   optimizer?: OptimizerConfig;
+  rateLimiting?: RateLimitConfig;
   sessionStorage?: VmcpSessionStorageConfig;
 }
 /**
@@ -2318,7 +2496,7 @@ export interface MCPExternalAuthConfig {
  */
 export interface MCPExternalAuthConfigSpec {
   /**
-   * tokenExchange (RFC 8693), headerInjection (a header from a Secret), bearerToken (a token from a Secret), unauthenticated (no credentials; only for trusted networks), embeddedAuthServer (run an OAuth 2.0 authorization server in front of upstream identity providers), awsSts (exchange for AWS credentials and sign with SigV4) or upstreamInject (send an upstream provider's access token as the bearer token).
+   * tokenExchange (RFC 8693), headerInjection (a header from a Secret), bearerToken (a token from a Secret), unauthenticated (no credentials; only for trusted networks), embeddedAuthServer (run an OAuth 2.0 authorization server in front of upstream identity providers), awsSts (exchange for AWS credentials and sign with SigV4) or upstreamInject (send an upstream provider's access token as the bearer token); obo (Entra On-Behalf-Of, the reference operator's later type: accepted, not rendered).
    */
   type:
     | "tokenExchange"
@@ -2327,13 +2505,15 @@ export interface MCPExternalAuthConfigSpec {
     | "unauthenticated"
     | "embeddedAuthServer"
     | "awsSts"
-    | "upstreamInject";
+    | "upstreamInject"
+    | "obo";
   tokenExchange?: TokenExchangeConfig;
   headerInjection?: HeaderInjectionConfig;
   bearerToken?: BearerTokenConfig;
   embeddedAuthServer?: EmbeddedAuthServerConfig;
   awsSts?: AWSStsConfig;
   upstreamInject?: UpstreamInjectSpec;
+  obo?: OBOConfig;
 }
 /**
  * A group of workloads. MCPServers, MCPRemoteProxies and MCPServerEntries join a group with groupRef; a VirtualMCPServer aggregates the backends of one group.
@@ -2665,6 +2845,7 @@ export interface MCPRemoteProxySpec {
   authServerRef?: AuthServerRef;
   headerForward?: HeaderForwardConfig;
   authzConfig?: AuthzConfigRef;
+  authzConfigRef?: MCPAuthzConfigRef;
   audit?: AuditConfig;
   toolConfigRef?: ToolConfigRef;
   telemetry?: TelemetryConfig;
@@ -2779,6 +2960,7 @@ export interface MCPServerSpec {
   oidcConfig?: OIDCConfigRef;
   oidcConfigRef?: MCPOIDCConfigReference;
   authzConfig?: AuthzConfigRef;
+  authzConfigRef?: MCPAuthzConfigRef;
   audit?: AuditConfig;
   toolConfigRef?: ToolConfigRef;
   externalAuthConfigRef?: ExternalAuthConfigRef;
@@ -3019,6 +3201,7 @@ export interface VirtualMCPIncomingAuth {
   oidcConfig?: OIDCConfigRef;
   oidcConfigRef?: MCPOIDCConfigReference;
   authzConfig?: AuthzConfigRef;
+  authzConfigRef?: MCPAuthzConfigRef;
 }
 /**
  * How the virtual server authenticates to its backends (resource form).
@@ -3041,9 +3224,9 @@ export interface VirtualMCPOutgoingAuth {
  */
 export interface BackendAuthConfig {
   /**
-   * `discovered` uses the backend workload's own externalAuthConfigRef; `external_auth_config_ref` uses the MCPExternalAuthConfig named here.
+   * `discovered` uses the backend workload's own externalAuthConfigRef; `external_auth_config_ref` uses the MCPExternalAuthConfig named here (`externalAuthConfigRef` is the reference operator's later spelling of the same type).
    */
-  type: "discovered" | "external_auth_config_ref";
+  type: "discovered" | "external_auth_config_ref" | "externalAuthConfigRef";
   externalAuthConfigRef?: ExternalAuthConfigRef;
 }
 export interface VirtualMCPServerStatus {
@@ -3148,4 +3331,127 @@ export interface VirtualMCPServerRuntimeStatus {
    * The backends vmcp found, with their health.
    */
   discoveredBackends?: DiscoveredBackend[];
+}
+/**
+ * One version of an MCP server.
+ */
+export interface ServerJson {
+  /**
+   * URI of the server.json schema the document follows.
+   */
+  $schema?: string;
+  /**
+   * Reverse-DNS namespace, one slash, server name (io.github.owner/server).
+   */
+  name: string;
+  /**
+   * What the server does, in at most 100 characters.
+   */
+  description: string;
+  /**
+   * Display name, at most 100 characters.
+   */
+  title?: string;
+  /**
+   * The version of this document (one exact version).
+   */
+  version: string;
+  websiteUrl?: string;
+  repository?: ServerJsonRepository;
+  icons?: ServerJsonIcon[];
+  packages?: ServerJsonPackage[];
+  remotes?: ServerJsonRemote[];
+  /**
+   * Extension metadata under reverse-DNS keys.
+   */
+  _meta?: {
+    "io.modelcontextprotocol.registry/publisher-provided"?: {
+      [k: string]: unknown | undefined;
+    };
+    [k: string]: unknown | undefined;
+  };
+  [k: string]: unknown | undefined;
+}
+export interface ServerJsonRepository {
+  url: string;
+  /**
+   * The hosting service (github, gitlab, ...).
+   */
+  source: string;
+  id?: string;
+  subfolder?: string;
+  [k: string]: unknown | undefined;
+}
+export interface ServerJsonIcon {
+  src: string;
+  mimeType?: "image/png" | "image/jpeg" | "image/jpg" | "image/svg+xml" | "image/webp";
+  sizes?: string[];
+  theme?: "light" | "dark";
+  [k: string]: unknown | undefined;
+}
+/**
+ * A package clients download and run.
+ */
+export interface ServerJsonPackage {
+  /**
+   * npm, pypi, oci, nuget, mcpb, ...
+   */
+  registryType: string;
+  registryBaseUrl?: string;
+  identifier: string;
+  /**
+   * One exact version of the package; `latest` is not one.
+   */
+  version?: string;
+  fileSha256?: string;
+  runtimeHint?: string;
+  transport: ServerJsonPackageTransport;
+  runtimeArguments?: ServerJsonArgument[];
+  packageArguments?: ServerJsonArgument[];
+  environmentVariables?: ServerJsonKeyValueInput[];
+  [k: string]: unknown | undefined;
+}
+/**
+ * How a client talks to a running package; http transports need a url.
+ */
+export interface ServerJsonPackageTransport {
+  type: "stdio" | "streamable-http" | "sse";
+  /**
+   * URL template; {variables} name arguments or environment variables.
+   */
+  url?: string;
+  headers?: ServerJsonKeyValueInput[];
+  [k: string]: unknown | undefined;
+}
+/**
+ * A value the user may give or choose.
+ */
+export interface ServerJsonInput {
+  description?: string;
+  isRequired?: boolean;
+  isSecret?: boolean;
+  format?: "string" | "number" | "boolean" | "filepath";
+  value?: string;
+  default?: string;
+  placeholder?: string;
+  choices?: string[];
+  variables?: {
+    [k: string]: ServerJsonInput | undefined;
+  };
+  [k: string]: unknown | undefined;
+}
+/**
+ * A hosted endpoint clients connect to.
+ */
+export interface ServerJsonRemote {
+  type: "streamable-http" | "sse";
+  /**
+   * http(s) URL template; {variables} name entries of `variables`.
+   */
+  url: string;
+  headers?: ServerJsonKeyValueInput[];
+  variables?: {
+    [k: string]: ServerJsonInput | undefined;
+  };
+  [k: string]: unknown | undefined;
 }

@@ -344,6 +344,18 @@ function compileNode(n: ASTNode, variables: Variables): Compiled {
       CONSTANTS.set(constant, v);
       return constant;
     }
+    case "list": {
+      // A list literal (`x in ['a', 'b']`): made once when its items are constants.
+      const items = a.map((_, i) => sub(i));
+      if (items.every((item) => CONSTANTS.has(item))) {
+        const v = items.map((item) => CONSTANTS.get(item));
+        return () => v;
+      }
+      return (s) => {
+        const v = items.map((item) => item(s));
+        return v.includes(UNSURE) ? UNSURE : v;
+      };
+    }
     case "id": {
       const name = (n as { args: unknown }).args;
       const slot = typeof name === "string" ? variables.get(name) : undefined;

@@ -7,7 +7,9 @@ import {
   kindSchemaId,
 } from "./kinds.js";
 import type { SchemaNode } from "./load.js";
-import type { SchemaIndex } from "./resolve.js";
+import { SchemaIndex } from "./resolve.js";
+import { readsProperty } from "./server-unchecked.js";
+import { v1beta1SchemaId, withVersionForms } from "./versions.js";
 
 /** CRD facts a kind file carries under `x-mcpfleet-crd`. */
 export interface CrdFacts {
@@ -102,9 +104,8 @@ function serverRules(out: SchemaNode): void {
   const props = out.properties;
   const hidden = Object.keys(props).filter((k) => untyped(props[k]));
   if (hidden.length === 0) return;
-  const reads = new RegExp(`\\bself\\.(${hidden.join("|")})\\b`);
   const kept = rules.filter(
-    (r) => !(isNode(r) && typeof r.rule === "string" && reads.test(r.rule)),
+    (r) => !(isNode(r) && typeof r.rule === "string" && readsProperty(r.rule, hidden)),
   );
   if (kept.length > 0) out["x-kubernetes-validations"] = kept;
   else delete out["x-kubernetes-validations"];
@@ -172,11 +173,9 @@ function crdFacts(kind: Kind, root: SchemaNode): CrdFacts {
   return facts as unknown as CrdFacts;
 }
 
-/** The CustomResourceDefinition of one kind, as a plain object ready to be written as YAML. */
-export function buildCrd(index: SchemaIndex, kind: Kind): SchemaNode {
-  const id = kindSchemaId(kind);
+/** The openAPIV3Schema of the kind whose root schema file is `id`. */
+function openApiSchema(index: SchemaIndex, id: string): SchemaNode {
   const root = index.file(id).schema;
-  const facts = crdFacts(kind, root);
   const props = root.properties as SchemaNode;
   const openAPIV3Schema: SchemaNode = {
     type: "object",
@@ -198,6 +197,26 @@ export function buildCrd(index: SchemaIndex, kind: Kind): SchemaNode {
     ? (root.required as string[]).filter((r) => r === "spec")
     : [];
   if (required.length > 0) openAPIV3Schema.required = required;
+  return openAPIV3Schema;
+}
+
+/** Indexes that also hold the kinds' v1beta1 forms (see versions.ts), per index. */
+const versionedIndexes = new WeakMap<SchemaIndex, SchemaIndex>();
+
+/** The CustomResourceDefinition of one kind, as a plain object ready to be written as YAML. */
+export function buildCrd(index: SchemaIndex, kind: Kind): SchemaNode {
+  const id = kindSchemaId(kind);
+  const facts = crdFacts(kind, index.file(id).schema);
+  let versioned = versionedIndexes.get(index);
+  if (versioned === undefined) {
+    versioned = new SchemaIndex(withVersionForms(index.files));
+    versionedIndexes.set(index, versioned);
+  }
+  const v1beta1 = versioned.files.some((f) => f.id === v1beta1SchemaId(kind))
+    ? openApiSchema(versioned, v1beta1SchemaId(kind))
+    : undefined;
+  const schemas: Record<string, SchemaNode> = { v1alpha1: openApiSchema(index, id) };
+  schemas.v1beta1 = v1beta1 ?? schemas.v1alpha1!;
   const printerColumns = [
     ...(facts.printerColumns ?? []),
     ...((facts.printerColumns ?? []).some((c) => c.name === "Age")
@@ -208,7 +227,7 @@ export function buildCrd(index: SchemaIndex, kind: Kind): SchemaNode {
     name,
     served: true,
     storage: name === STORAGE_VERSION,
-    schema: { openAPIV3Schema },
+    schema: { openAPIV3Schema: schemas[name] },
     subresources: { status: {} },
     additionalPrinterColumns: printerColumns,
   }));

@@ -10,7 +10,7 @@ import {
   ruleEvaluator,
   structuralBounds,
 } from "./cel.js";
-import { type Kind, kindSchemaId } from "./kinds.js";
+import { KINDS, type Kind, kindSchemaId } from "./kinds.js";
 import {
   type SchemaFile,
   type SchemaNode,
@@ -24,7 +24,15 @@ import {
   loadPrecompiled,
   precompiledModuleText,
 } from "./precompiled.js";
+import { SERVER_UNCHECKED, markServerUncheckedRules } from "./server-unchecked.js";
 import { DURATION_PATTERN, markUnknownFields } from "./transform.js";
+import {
+  V1BETA1_API_VERSION,
+  V1BETA1_KEYWORD,
+  kindSchemaIdFor,
+  v1beta1SchemaId,
+  withVersionForms,
+} from "./versions.js";
 
 // ajv and its formats are loaded only when a validator must be compiled: a run on this
 // installation's schemas uses the validators `make generate` compiled (see precompiled.ts),
@@ -41,6 +49,11 @@ export interface SchemaIssue {
   level: IssueLevel;
   /** Set on fields the schema does not declare (see --unknown-fields). */
   unknownField?: boolean;
+  /**
+   * Set on what the API server cannot check with our CRDs (a value union's type, a rule reading
+   * one; see server-unchecked.ts): its verdict may differ from the validator's here.
+   */
+  serverUnchecked?: boolean;
 }
 
 interface CelRule {
@@ -49,6 +62,7 @@ interface CelRule {
   messageExpression?: string;
   fieldPath?: string;
   reason?: string;
+  [SERVER_UNCHECKED]?: boolean;
 }
 
 const CEL_KEYWORD = "x-kubernetes-validations";
@@ -97,7 +111,7 @@ function celValidator(
         keyword: CEL_KEYWORD,
         instancePath: instancePath + pointer,
         schemaPath: "",
-        params: { rule: rule.rule },
+        params: { rule: rule.rule, serverUnchecked: rule[SERVER_UNCHECKED] === true },
         message:
           outcome.overBudget === true
             ? `${outcome.error} (rule: ${rule.rule})`
@@ -268,6 +282,7 @@ function newAjv(
     "x-kubernetes-map-type",
     "x-kubernetes-embedded-resource",
     "x-mcpfleet-crd",
+    V1BETA1_KEYWORD,
   ]) {
     ajv.addKeyword({ keyword });
   }
@@ -304,7 +319,9 @@ function newAjv(
       return validate;
     },
   });
-  for (const file of files) ajv.addSchema(markUnknownFields(file.schema), file.id);
+  for (const file of markServerUncheckedRules(withVersionForms(files))) {
+    ajv.addSchema(markUnknownFields(file.schema), file.id);
+  }
   return ajv;
 }
 
@@ -395,7 +412,12 @@ function toIssue(error: ErrorObject): SchemaIssue {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case CEL_KEYWORD:
-      return { path: at, message: error.message ?? "rule failed", level: "cel" };
+      return {
+        path: at,
+        message: error.message ?? "rule failed",
+        level: "cel",
+        ...(params.serverUnchecked === true ? { serverUnchecked: true } : {}),
+      };
     case "required":
       return {
         path: `${at}/${escapeSegment(String(params.missingProperty))}`,
@@ -431,7 +453,13 @@ function toIssue(error: ErrorObject): SchemaIssue {
         level: "schema",
       };
     case "anyOf":
-      return { path: at, message: describeTypes(error.parentSchema), level: "schema" };
+      // A value union: an untyped node to the API server.
+      return {
+        path: at,
+        message: describeTypes(error.parentSchema),
+        level: "schema",
+        serverUnchecked: true,
+      };
     case "x-kubernetes-int-or-string":
       return { path: at, message: "must be an integer or a string", level: "schema" };
     default:
@@ -488,6 +516,8 @@ export class SchemaSet {
   private readonly precompiled: Precompiled | undefined;
   private ajvInstance: Ajv2020 | undefined;
   private readonly compiled = new Map<string, ValidateFunction>();
+  /** The `$id`s of the schema files and of the kinds' v1beta1 forms, made on first use. */
+  private v1beta1Ids: Set<string> | undefined;
 
   constructor(readonly files: readonly SchemaFile[]) {
     // A cache per validation, made only if a rule reaches the CEL engine.
@@ -562,7 +592,8 @@ export class SchemaSet {
    * null (`env:` with nothing after it) is treated as absent rather than as a wrongly typed value.
    */
   validateKind(kind: string, doc: unknown): SchemaIssue[] {
-    return this.validateOwned(kindSchemaId(kind as Kind), dropNullFields(doc));
+    const owned = dropNullFields(doc);
+    return this.validateOwned(this.kindRef(kind as Kind, owned), owned);
   }
 
   /**
@@ -572,7 +603,15 @@ export class SchemaSet {
    */
   validateKindInPlace(kind: string, doc: unknown, nullFields = true): SchemaIssue[] {
     const owned = nullFields && hasNullField(doc) ? dropNullFields(doc) : doc;
-    return this.validateOwned(kindSchemaId(kind as Kind), owned);
+    return this.validateOwned(this.kindRef(kind as Kind, owned), owned);
+  }
+
+  /** The schema of `kind` as `doc`'s apiVersion serves it (see versions.ts). */
+  private kindRef(kind: Kind, doc: unknown): string {
+    const apiVersion = (doc as { apiVersion?: unknown } | null)?.apiVersion;
+    if (apiVersion !== V1BETA1_API_VERSION) return kindSchemaId(kind);
+    this.v1beta1Ids ??= new Set(withVersionForms(this.files).map((f) => f.id));
+    return kindSchemaIdFor(kind, apiVersion, this.v1beta1Ids);
   }
 }
 
@@ -588,7 +627,9 @@ export function precompiledModule(files: readonly SchemaFile[], digest: string):
     throw new Error("the keyword runtime is given when the module is loaded");
   };
   const ajv = newAjv(keywordRuntime(unused), files, true, true);
-  const refs = Object.fromEntries(PRECOMPILED_REFS.map((ref) => [ref, ref]));
+  const forms = withVersionForms(files).map((f) => f.id);
+  const versioned = KINDS.map(v1beta1SchemaId).filter((id) => forms.includes(id));
+  const refs = Object.fromEntries([...PRECOMPILED_REFS, ...versioned].map((ref) => [ref, ref]));
   return precompiledModuleText(standaloneCode.default(ajv, refs), digest);
 }
 

@@ -43,6 +43,9 @@ export const NON_RESOURCE_REFERENCES: ReadonlySet<string> = new Set([
   "dbAppUserPasswordSecretRef",
   "dbMigrationUserPasswordSecretRef",
   "authConfigRef",
+  // An MCPAuthzConfig, a kind of the reference operator that mcpfleet does not serve: refused
+  // at the run-time level instead (unrendered-fields.ts).
+  "authzConfigRef",
 ]);
 
 /** A place in a kind where a reference sits: path segments from the root, `*` for any item/key. */

@@ -8,6 +8,7 @@ import { cedarShapeError } from "./cedar-shape.js";
 import { privateEndpoint } from "./endpoint-guard.js";
 import { isObject } from "./resource.js";
 import { podTemplateIssues } from "./pod-template.js";
+import { mayHoldUnrenderedField, unrenderedFieldIssues } from "./unrendered-fields.js";
 import { workflowIssues } from "./workflow-rules.js";
 
 export interface RuntimeIssue {
@@ -39,7 +40,10 @@ const RULED_KINDS: ReadonlySet<Kind> = new Set<Kind>([
 export function runtimeIssues(kind: Kind, value: Record<string, unknown>): readonly RuntimeIssue[] {
   const spec = value.spec;
   // Most resources have nothing here: nothing is allocated for them.
-  if (!isObject(spec) || !(RULED_KINDS.has(kind) || spec.authzConfig !== undefined)) return NONE;
+  if (!isObject(spec)) return NONE;
+  if (!(RULED_KINDS.has(kind) || spec.authzConfig !== undefined || mayHoldUnrenderedField(spec))) {
+    return NONE;
+  }
   const issues: RuntimeIssue[] = [];
   const add = (path: string, message: string, severity: "error" | "warning" = "error") =>
     issues.push({ path: `/spec${path}`, message, severity });
@@ -47,6 +51,7 @@ export function runtimeIssues(kind: Kind, value: Record<string, unknown>): reado
   if (isObject(spec.incomingAuth)) {
     policyIssues(spec.incomingAuth.authzConfig, "/incomingAuth/authzConfig", add);
   }
+  unrenderedFieldIssues(spec, add);
   switch (kind) {
     case "VirtualMCPCompositeToolDefinition":
       for (const i of workflowIssues(spec, true)) add(i.path, i.message);

@@ -61,6 +61,7 @@ import {
   EXIT_USAGE_OR_IO,
   EXIT_VALID,
   type Issue,
+  type Level,
   type Report,
   type ResourceResult,
   type Summary,
@@ -438,8 +439,17 @@ function addSchemaIssues(
     const unknown = issue.unknownField === true;
     const severity = unknown ? unknownSeverity : "error";
     if (severity === undefined) continue;
-    addIssue(unit, issue.path, issue.message, issue.level, severity, unknown ? "key" : "value");
+    addIssue(unit, issue.path, issue.message, levelOf(issue), severity, unknown ? "key" : "value");
   }
+}
+
+/**
+ * What the API server cannot check with our CRDs (a value union) is reported at the run-time
+ * level: the server admits the resource, synthesis then refuses it. The schema and CEL levels
+ * stay the server's verdict.
+ */
+function levelOf(issue: SchemaIssue): Level {
+  return issue.serverUnchecked === true ? "runtime" : issue.level;
 }
 
 /** How an unknown field is reported: `--strict` (kept for compatibility) makes it an error. */
@@ -517,7 +527,8 @@ function registryConfigName(file: string): string {
 
 /**
  * An MCPRegistry's `configYAML` is a whole registry-server configuration in a string: it is
- * parsed and validated like a configuration file, its issues reported on `configYAML` at the
+ * parsed and validated like a configuration file, its issues reported on `configYAML` (at the
+ * run-time level: the API server admits any string) at the
  * line and column inside the block scalar.
  */
 function validateEmbeddedConfig(unit: Unit, pointer: string, text: string, ctx: Context): void {
@@ -541,11 +552,10 @@ function validateEmbeddedConfig(unit: Unit, pointer: string, text: string, ctx: 
       ({ line, column } = origin);
     }
     const where = inner === "" ? "" : ` at ${inner}`;
-    addPositionedIssue(
-      unit,
-      { ...issue, path: pointer, line, column, message: `configYAML${where}: ${issue.message}` },
-      severity,
-    );
+    // The API server sees a string; the registry server refuses the configuration at start.
+    const message = `configYAML${where}: ${issue.message}`;
+    const level = "runtime";
+    addPositionedIssue(unit, { ...issue, path: pointer, line, column, message, level }, severity);
   };
   if (docs.length === 0) {
     report({ path: "", line: 0, column: 0, message: "is empty", level: "schema" }, "error", "");

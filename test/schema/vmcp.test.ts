@@ -1003,6 +1003,30 @@ const CASES: Case[] = [
     path: "/embeddingService",
     level: "schema",
   },
+  {
+    name: "embeddingHeaders only with embeddingProvider openai",
+    target: "OptimizerConfig",
+    valid: { embeddingProvider: "openai", embeddingHeaders: { "X-Team": "a" } },
+    invalid: { embeddingProvider: "tei", embeddingHeaders: { "X-Team": "a" } },
+    path: "/embeddingHeaders",
+    level: "cel",
+  },
+  {
+    name: "embeddingHeaders are header names, neither Authorization nor Content-Type",
+    target: "OptimizerConfig",
+    valid: { embeddingProvider: "openai", embeddingHeaders: { "X-Cache-Key": "a" } },
+    invalid: { embeddingProvider: "openai", embeddingHeaders: { authorization: "Bearer x" } },
+    path: "/embeddingHeaders",
+    level: "cel",
+  },
+  {
+    name: "embeddingProvider is tei or openai",
+    target: "OptimizerConfig",
+    valid: { embeddingProvider: "tei" },
+    invalid: { embeddingProvider: "cohere" },
+    path: "/embeddingProvider",
+    level: "schema",
+  },
 
   // Session storage (configuration form)
   {
@@ -1164,6 +1188,91 @@ const CASES: Case[] = [
       },
     }),
     path: "/spec/outgoingAuth/default/externalAuthConfigRef",
+    level: "cel",
+  },
+  {
+    name: "the later spelling externalAuthConfigRef names the MCPExternalAuthConfig too",
+    target: "VirtualMCPServer",
+    valid: vmcp({
+      ...minimalServer,
+      outgoingAuth: {
+        default: { type: "externalAuthConfigRef", externalAuthConfigRef: { name: "github" } },
+      },
+    }),
+    invalid: vmcp({
+      ...minimalServer,
+      outgoingAuth: { default: { type: "externalAuthConfigRef" } },
+    }),
+    path: "/spec/outgoingAuth/default/externalAuthConfigRef",
+    level: "cel",
+  },
+  {
+    name: "config.rateLimiting needs Redis session storage",
+    target: "VirtualMCPServer",
+    valid: vmcp({
+      ...minimalServer,
+      sessionStorage: { provider: "redis", address: "redis:6379" },
+      config: { rateLimiting: { shared: { maxTokens: 5, refillPeriod: "1m" } } },
+    }),
+    invalid: vmcp({
+      ...minimalServer,
+      config: { rateLimiting: { shared: { maxTokens: 5, refillPeriod: "1m" } } },
+    }),
+    path: "/spec/config/rateLimiting",
+    level: "cel",
+  },
+  {
+    name: "per-user rate limits need OIDC clients",
+    target: "VirtualMCPServer",
+    valid: vmcp({
+      ...minimalServer,
+      incomingAuth: { type: "oidc", oidcConfigRef: { name: "corp", audience: "gateway" } },
+      sessionStorage: { provider: "redis", address: "redis:6379" },
+      config: { rateLimiting: { perUser: { maxTokens: 5, refillPeriod: "1m" } } },
+    }),
+    invalid: vmcp({
+      ...minimalServer,
+      sessionStorage: { provider: "redis", address: "redis:6379" },
+      config: { rateLimiting: { perUser: { maxTokens: 5, refillPeriod: "1m" } } },
+    }),
+    path: "/spec/config/rateLimiting",
+    level: "cel",
+  },
+  {
+    name: "an EmbeddingServer (TEI) is not an openai embedding provider",
+    target: "VirtualMCPServer",
+    valid: vmcp({
+      ...minimalServer,
+      embeddingServerRef: { name: "tei" },
+      config: { optimizer: { embeddingProvider: "tei" } },
+    }),
+    invalid: vmcp({
+      ...minimalServer,
+      embeddingServerRef: { name: "tei" },
+      config: { optimizer: { embeddingProvider: "openai", embeddingModel: "m" } },
+    }),
+    path: "/spec/embeddingServerRef",
+    level: "cel",
+  },
+  {
+    name: "authzConfig and authzConfigRef are mutually exclusive",
+    target: "VirtualMCPServer",
+    valid: vmcp({
+      ...minimalServer,
+      incomingAuth: { type: "anonymous", authzConfigRef: { name: "shared" } },
+    }),
+    invalid: vmcp({
+      ...minimalServer,
+      incomingAuth: {
+        type: "anonymous",
+        authzConfigRef: { name: "shared" },
+        authzConfig: {
+          type: "inline",
+          inline: { policies: ["permit(principal, action, resource);"] },
+        },
+      },
+    }),
+    path: "/spec/incomingAuth/authzConfigRef",
     level: "cel",
   },
   {

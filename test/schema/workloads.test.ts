@@ -582,8 +582,43 @@ const KIND_CASES: KindCase[] = [
       spec: { sessionStorage: redis, rateLimiting: { tools: [{ name: "fetch", shared: bucket }] } },
     },
     invalid: { spec: { sessionStorage: redis, rateLimiting: { tools: [{ name: "fetch" }] } } },
-    path: "/spec/rateLimiting/tools/0/shared",
-    level: "schema",
+    path: "/spec/rateLimiting/tools/0",
+    level: "cel",
+  },
+  {
+    kind: "MCPServer",
+    rule: "per-user limits need authenticated callers",
+    valid: {
+      spec: {
+        sessionStorage: redis,
+        oidcConfigRef: { name: "corp", audience: "fetch" },
+        rateLimiting: { perUser: bucket, tools: [{ name: "fetch", perUser: bucket }] },
+      },
+    },
+    invalid: {
+      spec: {
+        sessionStorage: redis,
+        rateLimiting: { tools: [{ name: "fetch", perUser: bucket }] },
+      },
+    },
+    path: "/spec/rateLimiting",
+    level: "cel",
+  },
+  {
+    kind: "MCPServer",
+    rule: "authzConfig and authzConfigRef are mutually exclusive",
+    valid: { spec: { authzConfigRef: { name: "shared" } } },
+    invalid: {
+      spec: {
+        authzConfigRef: { name: "shared" },
+        authzConfig: {
+          type: "inline",
+          inline: { policies: ["permit(principal, action, resource);"] },
+        },
+      },
+    },
+    path: "/spec/authzConfigRef",
+    level: "cel",
   },
   {
     kind: "MCPServer",
@@ -1315,7 +1350,7 @@ describe("schema files", () => {
     const rules = all.flatMap(
       (f) => (f.node["x-kubernetes-validations"] as CelRuleNode[] | undefined) ?? [],
     );
-    expect(rules.length).toBe(17);
+    expect(rules.length).toBe(21);
     const messages = new Set<string>();
     for (const c of KIND_CASES.filter((k) => k.level === "cel")) {
       for (const i of issuesOf(c.kind, resource(c.kind, c.invalid))) {

@@ -175,6 +175,53 @@ describe("mcpfleet synth", () => {
     );
   });
 
+  it("warns, with validate, of the later fields it does not render and of an overridden embedding service", async () => {
+    const input = join(work, "warned");
+    mkdirSync(input);
+    writeFileSync(
+      join(input, "resources.yaml"),
+      [
+        "apiVersion: toolhive.stacklok.dev/v1beta1",
+        "kind: MCPGroup",
+        "metadata: {name: tools}",
+        "spec: {}",
+        "---",
+        "apiVersion: toolhive.stacklok.dev/v1beta1",
+        "kind: EmbeddingServer",
+        "metadata: {name: tei}",
+        "spec: {model: BAAI/bge-small-en-v1.5}",
+        "---",
+        "apiVersion: toolhive.stacklok.dev/v1beta1",
+        "kind: VirtualMCPServer",
+        "metadata: {name: gateway}",
+        "spec:",
+        "  groupRef: {name: tools}",
+        "  incomingAuth: {type: anonymous}",
+        "  embeddingServerRef: {name: tei}",
+        "  config:",
+        "    optimizer: {embeddingService: 'http://elsewhere:8080'}",
+        "---",
+        "apiVersion: toolhive.stacklok.dev/v1beta1",
+        "kind: MCPExternalAuthConfig",
+        "metadata: {name: entra}",
+        "spec:",
+        "  type: obo",
+        "  obo: {tenantId: contoso.onmicrosoft.com, clientId: app, audience: 'api://backend'}",
+        "",
+      ].join("\n"),
+    );
+    const r = await mcpfleet("synth", input, "-d", join(work, "warned-out"), "--no-install");
+    expect(r.status).toBe(0);
+    const v = await mcpfleet("validate", input);
+    expect(v.status).toBe(0);
+    for (const out of [r.stdout + r.stderr, v.stdout + v.stderr]) {
+      expect(out).toMatch(
+        /\/spec\/config\/optimizer\/embeddingService: .*overridden by embeddingServerRef/,
+      );
+      expect(out).toMatch(/\/spec\/obo: obo is not rendered/);
+    }
+  });
+
   it("exits 2 for usage errors and unreadable paths", async () => {
     expect(spawnMcpfleet("synth", "--no-such-flag").status).toBe(2);
     expect((await mcpfleet("synth", "--runner-image", "", examples)).status).toBe(2);

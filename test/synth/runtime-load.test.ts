@@ -70,7 +70,10 @@ async function renderedSets(): Promise<Rendered[]> {
 
 /**
  * MCPServers that use what no example MCPServer does: each example MCPExternalAuthConfig (an
- * embedded authorization server by authServerRef), Redis session storage and backend replicas.
+ * embedded authorization server by authServerRef), Redis session storage and backend replicas;
+ * and the engineering gateway with the VirtualMCPServer fields later than the spec that synth
+ * renders (an OpenAI-compatible optimizer, per-user rate limits, the backend auth type spelled
+ * externalAuthConfigRef).
  */
 function probes(resources: Resource[]): Resource[] {
   const server = (name: string, namespace: string, spec: Record<string, unknown>): Resource =>
@@ -101,7 +104,48 @@ function probes(resources: Resource[]): Resource[] {
       },
     }),
   );
+  const gateway = resources.find(
+    (r) =>
+      r.kind === "VirtualMCPServer" &&
+      (r.spec as { outgoingAuth?: { backends?: unknown } }).outgoingAuth?.backends !== undefined,
+  );
+  if (gateway !== undefined) out.push(laterFieldsGateway(gateway));
   return out;
+}
+
+function laterFieldsGateway(gateway: Resource): Resource {
+  const spec = gateway.spec as Record<string, unknown> & {
+    config?: Record<string, unknown>;
+    outgoingAuth?: { backends?: Record<string, { type: string }> };
+  };
+  const backends = Object.fromEntries(
+    Object.entries(spec.outgoingAuth?.backends ?? {}).map(([name, b]) => [
+      name,
+      { ...b, type: "externalAuthConfigRef" },
+    ]),
+  );
+  return {
+    ...gateway,
+    metadata: { ...gateway.metadata, name: "probe-later-fields" },
+    spec: {
+      ...spec,
+      outgoingAuth: { ...spec.outgoingAuth, backends },
+      config: {
+        ...spec.config,
+        optimizer: {
+          embeddingProvider: "openai",
+          embeddingService: "https://embeddings.example.com/v1",
+          embeddingModel: "text-embedding-3-small",
+          embeddingHeaders: { "X-Team": "engineering" },
+        },
+        rateLimiting: {
+          shared: { maxTokens: 100, refillPeriod: "1m" },
+          perUser: { maxTokens: 20, refillPeriod: "1m" },
+          tools: [{ name: "search", perUser: { maxTokens: 5, refillPeriod: "30s" } }],
+        },
+      },
+    },
+  } as unknown as Resource;
 }
 
 function configFiles(sets: Rendered[], key: string): { name: string; text: string }[] {

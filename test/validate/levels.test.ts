@@ -634,7 +634,7 @@ describe("MCPRegistry and registry-server configuration", () => {
             "sources:\n  - name: a\n    managed: {}\nregistries:\n  - name: d\n    sources: [b]\nauth:\n  mode: anonymous\n",
         }),
       ],
-      want: ["error reference /spec/configYAML"],
+      want: ["error runtime /spec/configYAML"],
       messages: { "/spec/configYAML": /configYAML at \/registries\/0\/sources\/0: .*"b"/ },
     },
     {

@@ -115,7 +115,7 @@ describe("line and column of every issue", () => {
       "    registries:\n      - name: d\n        sources: [a, b]\n    auth:\n      mode: anonymous\n";
     const report = await check({ "r.yaml": text });
     expect(issues(report).map((i) => [i.path, i.line, i.column, i.level])).toEqual([
-      ["/spec/configYAML", 12, 22, "reference"],
+      ["/spec/configYAML", 12, 22, "runtime"],
     ]);
   });
 

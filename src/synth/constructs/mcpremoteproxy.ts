@@ -82,7 +82,12 @@ export function remoteProxyRunConfig(
     transport: spec.transport ?? "streamable-http",
     host: "0.0.0.0",
     port: spec.proxyPort ?? DEFAULT_PROXY_PORT,
-    oidc_config: resolveOidc(spec, lookup, extras, remoteProxyUrl(r).replace(/#.*$/, "")),
+    oidc_config: resolveOidc(
+      spec,
+      lookup,
+      extras,
+      spec.oidcConfigRef?.resourceUrl ?? remoteProxyUrl(r).replace(/#.*$/, ""),
+    ),
     ...resolveAuthz(spec.authzConfig, extras),
     audit_config: resolveAudit(spec.audit, name),
     telemetry_config: resolveTelemetry(spec, name, lookup, extras),

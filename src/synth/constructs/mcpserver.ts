@@ -230,7 +230,12 @@ export function mcpServerRunConfig(
           ? profile.name
           : extras.configMapFile(profile.name, profile.key ?? "permissions.json"),
     container_labels: { "toolhive-name": name },
-    oidc_config: resolveOidc(spec, lookup, extras, mcpServerUrl(r).replace(/#.*$/, "")),
+    oidc_config: resolveOidc(
+      spec,
+      lookup,
+      extras,
+      spec.oidcConfigRef?.resourceUrl ?? mcpServerUrl(r).replace(/#.*$/, ""),
+    ),
     ...resolveAuthz(spec.authzConfig, extras),
     audit_config: resolveAudit(spec.audit, name),
     telemetry_config: resolveTelemetry(spec, name, lookup, extras),

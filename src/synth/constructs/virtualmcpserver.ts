@@ -378,6 +378,7 @@ function incomingAuth(
         ref.scopes,
       );
     }
+    if (ref.resourceUrl !== undefined) oidc = { ...oidc, resource: ref.resourceUrl };
   } else if (spec.oidcConfig !== undefined) {
     const o = spec.oidcConfig;
     const type = o.type ?? "kubernetes";
@@ -494,8 +495,10 @@ export function buildVmcpConfig(
   for (const b of backendList) {
     const choice: T.BackendAuthConfig = out.backends?.[b.name] ??
       out.default ?? { type: "discovered" };
+    // Any type but discovered names its configuration (`externalAuthConfigRef` is the
+    // reference operator's later spelling of `external_auth_config_ref`).
     const authName =
-      choice.type === "external_auth_config_ref"
+      choice.type !== "discovered"
         ? choice.externalAuthConfigRef?.name
         : members.get(b.name)?.externalAuthConfigRef;
     if (authName === undefined) continue;
@@ -614,7 +617,28 @@ export function buildVmcpConfig(
 
 /** The config file text: YAML with sorted keys, so equal configurations give equal bytes. */
 export function vmcpConfigYaml(config: T.VirtualMCPConfig): string {
-  return stringify(config, { lineWidth: 0, sortMapEntries: true, aliasDuplicateObjects: false });
+  const file =
+    config.rateLimiting === undefined
+      ? config
+      : { ...config, rateLimiting: rateLimitingFileForm(config.rateLimiting) };
+  return stringify(file, { lineWidth: 0, sortMapEntries: true, aliasDuplicateObjects: false });
+}
+
+/**
+ * vmcp reads a bucket's refillPeriod as a Kubernetes Duration decoded field by field from YAML
+ * (`{duration: 1m}`); the string form the resource writes fails its loader.
+ */
+function rateLimitingFileForm(limits: T.RateLimitConfig): unknown {
+  const bucket = (b: T.RateLimitBucket | undefined) =>
+    b === undefined ? undefined : { ...b, refillPeriod: { duration: b.refillPeriod } };
+  return compact({
+    ...limits,
+    shared: bucket(limits.shared),
+    perUser: bucket(limits.perUser),
+    tools: limits.tools?.map((t) =>
+      compact({ ...t, shared: bucket(t.shared), perUser: bucket(t.perUser) }),
+    ),
+  });
 }
 
 /**
