@@ -350,7 +350,8 @@ function summary(outcome: SyncOutcome, target: string): string {
     case "dry-run": {
       const r = outcome.result;
       const verb = outcome.kind === "dry-run" ? "would apply" : "applied";
-      return `${verb} revision ${outcome.revision.commit} (${outcome.revision.ref}) to ${target}: ${r.applied} changed, ${r.unchanged} unchanged, ${r.pruned} pruned`;
+      const warned = outcome.warnings?.length ?? 0;
+      return `${verb} revision ${outcome.revision.commit} (${outcome.revision.ref}) to ${target}: ${r.applied} changed, ${r.unchanged} unchanged, ${r.pruned} pruned${warned > 0 ? `; ${warned} warning(s): ${outcome.warnings!.join("; ")}` : ""}`;
     }
     case "unchanged":
       return `revision ${outcome.revision.commit} (${outcome.revision.ref}) is already applied to ${target}`;

@@ -9,6 +9,7 @@ import { ownerKeys } from "./cluster-plan.js";
 import { synthesize } from "../synth/render.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
 import { issueLine } from "../validate/format.js";
+import { unappliedWarnings } from "./unapplied.js";
 import type { Report } from "../validate/types.js";
 
 export interface RenderOptions {
@@ -65,13 +66,18 @@ export async function renderPaths(
   return renderLoaded(loaded, reportLines(loaded.report, root), options);
 }
 
-/** Validates and synthesizes files given as text (a revision read from git), named as given. */
+/**
+ * Validates and synthesizes files given as text (a revision read from git), named as given;
+ * each document the controller does not apply is one warning.
+ */
 export async function renderFiles(
   files: readonly { name: string; text: string }[],
   options: RenderOptions = {},
 ): Promise<RenderOutcome> {
   const loaded = await loadTexts(files, { namespace: options.namespace ?? "default" });
-  return renderLoaded(loaded, reportLines(loaded.report), options);
+  const lines = reportLines(loaded.report);
+  lines.warnings.push(...unappliedWarnings(loaded.report));
+  return renderLoaded(loaded, lines, options);
 }
 
 function renderLoaded(

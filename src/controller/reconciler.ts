@@ -36,8 +36,8 @@ export interface ReconcilerOptions {
 }
 
 export type SyncOutcome =
-  | { kind: "applied"; revision: Revision; result: ApplyResult }
-  | { kind: "dry-run"; revision: Revision; result: ApplyResult }
+  | { kind: "applied"; revision: Revision; result: ApplyResult; warnings?: string[] }
+  | { kind: "dry-run"; revision: Revision; result: ApplyResult; warnings?: string[] }
   | { kind: "unchanged"; revision: Revision }
   | { kind: "invalid"; revision: Revision; errors: string[] }
   | { kind: "suspended" }
@@ -236,9 +236,8 @@ export class Reconciler {
     } catch (err) {
       return this.fail("render", err, revision, started);
     }
-    for (const w of [...checkout.warnings, ...rendered.warnings]) {
-      this.log.warn({ revision: revision.commit }, w);
-    }
+    const warnings = [...checkout.warnings, ...rendered.warnings];
+    for (const w of warnings) this.log.warn({ revision: revision.commit }, w);
     if (!rendered.ok) {
       this.lastInvalid = revision.commit;
       const message = `revision ${revision.commit.slice(0, 12)} is invalid and was not applied; ${
@@ -280,7 +279,7 @@ export class Reconciler {
       this.lastDryRun = revision.commit;
       status.lastError = undefined;
       status.ready = true;
-      return { kind: "dry-run", revision, result };
+      return { kind: "dry-run", revision, result, warnings };
     }
     for (const c of result.changes) {
       if (c.action !== "unchanged")
@@ -307,6 +306,6 @@ export class Reconciler {
       },
       "revision applied",
     );
-    return { kind: "applied", revision, result };
+    return { kind: "applied", revision, result, warnings };
   }
 }
