@@ -34,7 +34,8 @@ interface RegistryNote extends Placed {
   namespace: string;
   name: string;
   enforce: boolean;
-  sources: CatalogSource[] | string;
+  /** Its spec: where its catalogs are is worked out only when a registry of its namespace enforces. */
+  spec: Record<string, unknown>;
 }
 
 /** String values of a ConfigMap's data, by key. */
@@ -85,7 +86,7 @@ export class EnforceServersLevel {
         namespace,
         name,
         enforce,
-        sources: catalogSources(spec),
+        spec,
       });
     }
   }
@@ -166,17 +167,18 @@ export class EnforceServersLevel {
   }
 
   private listing(r: RegistryNote): RegistryListing {
-    if (typeof r.sources === "string") {
+    const sources = catalogSources(r.spec);
+    if (typeof sources === "string") {
       return {
         registry: r.name,
         enforce: r.enforce,
-        sources: [{ source: "configYAML", images: undefined, why: r.sources }],
+        sources: [{ source: "configYAML", images: undefined, why: sources }],
       };
     }
     return {
       registry: r.name,
       enforce: r.enforce,
-      sources: r.sources.map((s) => this.sourceListing(r.namespace, s)),
+      sources: sources.map((s) => this.sourceListing(r.namespace, s)),
     };
   }
 
