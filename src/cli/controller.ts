@@ -47,7 +47,7 @@ Source:
       --ssh-key-file FILE      private key of an SSH deploy key (ssh:// and user@host:path)
       --known-hosts-file FILE  the SSH server's host key in known_hosts form (required for SSH)
       --git-timeout DURATION   deadline of each fetch, Go-style (default 60s)
-      --cache-dir DIR          clones and work trees (default: $XDG_CACHE_HOME/mcpfleet/controller)
+      --cache-dir DIR          clones of remote repositories (default: $XDG_CACHE_HOME/mcpfleet/controller)
 When:
       --interval DURATION      poll period, Go-style (default 1m; at least 1s)
       --schedule CRON          poll on a cron expression instead (5 or 6 fields)
