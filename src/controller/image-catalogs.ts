@@ -56,13 +56,14 @@ function intervalOf(s: CatalogSource): number {
 }
 
 export class RegistryCatalogs {
-  private readonly client: KubeClient;
+  private readonly client: Pick<KubeClient, "get">;
   private readonly now: () => number;
   private readonly timeoutMs: number;
   private readonly kept = new Map<string, Kept>();
   private gitCache: string | undefined;
 
-  constructor(client: KubeClient, opts: CatalogReaderOptions = {}) {
+  /** `client` reads ConfigMap catalogs (the only sources read from the cluster). */
+  constructor(client: Pick<KubeClient, "get">, opts: CatalogReaderOptions = {}) {
     this.client = client;
     this.now = opts.now ?? Date.now;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
