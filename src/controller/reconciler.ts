@@ -92,92 +92,31 @@ export class Reconciler {
     this.opts.applier.warnings?.clearWarnings();
   }
 
-  private async fail(
-    stage: Stage,
-    err: unknown,
-    revision?: Revision,
-    started?: number,
-  ): Promise<SyncOutcome> {
+  /** The "failed" outcome of an error at `stage`. */
+  private failed(stage: Stage, err: unknown, revision?: Revision): SyncOutcome {
     const code = isMcpfleetError(err) ? err.code : "ERR_INTERNAL";
     const message = err instanceof Error ? err.message : String(err);
-    // Apply failures are recorded by the target itself (it knows what it was writing).
-    if (stage !== "apply") {
-      const reason = stage === "fetch" || stage === "checkout" ? "FetchFailed" : "RenderFailed";
-      // Without a revision (the ref could not be resolved), the same failure is the same code
-      // while the same revision is in place.
-      const at = revision?.commit ?? this.opts.status.lastAppliedRevision ?? "";
-      const text = `${stage === "fetch" ? "cannot fetch" : stage === "checkout" ? "cannot check out" : "cannot render"} ${
-        revision !== undefined ? `revision ${revision.commit.slice(0, 12)}` : "the watched ref"
-      }: ${message} (${code})`;
-      await this.warn(`${reason}:${at}:${code}`, reason, text);
-    }
-    this.opts.status.failed(
-      { stage, code, message, ...(revision ? { revision: revision.commit } : {}) },
-      started !== undefined ? (this.now() - started) / 1000 : undefined,
-    );
-    this.log.error({ stage, code, revision: revision?.commit }, message);
     return { kind: "failed", stage, code, message, ...(revision ? { revision } : {}) };
   }
 
-  /** A revision the admission checks refused: like an invalid one, not retried until it moves. */
-  private refused(err: AdmissionRefusedError, revision: Revision, started: number): SyncOutcome {
-    this.lastInvalid = revision.commit;
-    const { status } = this.opts;
-    const message = `revision ${revision.commit.slice(0, 12)} was refused and not applied; ${
-      status.lastAppliedRevision !== undefined
-        ? `${status.lastAppliedRevision.slice(0, 12)} stays in place`
-        : "nothing has been applied yet"
-    }: ${err.refusals.map((r) => `${r.object}: ${r.reason}`).join("; ")}`;
-    status.failed(
-      { stage: "admission", code: err.code, message, revision: revision.commit },
-      (this.now() - started) / 1000,
-    );
-    for (const r of err.refusals) {
-      this.log.error({ revision: revision.commit, object: r.object }, `refused: ${r.reason}`);
-    }
-    return { kind: "refused", revision, refusals: err.refusals };
-  }
-
-  /**
-   * Applied, but workloads did not roll out in time: not the applied revision yet (as Flux's
-   * health checks), so the next sync applies it again (writing nothing new) and waits again.
-   */
-  private async notReady(
-    revision: Revision,
-    result: ApplyResult,
-    notReady: NotReady[],
-    started: number,
-  ): Promise<SyncOutcome> {
-    const failed = notReady.some((n) => n.reason !== "RolloutTimeout");
-    const code = failed ? "ERR_ROLLOUT_FAILED" : "ERR_NOT_READY";
-    const message = `revision ${revision.commit.slice(0, 12)} was applied but ${notReady.length} workload(s) did not roll out: ${notReady
-      .map((n) => `${n.object}: ${n.reason}: ${n.message}`)
-      .join("; ")}`;
-    this.lastAppliedTree = undefined;
-    this.opts.status.failed(
-      { stage: "health", code, message, revision: revision.commit },
-      (this.now() - started) / 1000,
-    );
-    for (const n of notReady) {
-      this.log.error({ revision: revision.commit, object: n.object, reason: n.reason }, n.message);
-    }
-    await this.warn(
-      `health:${revision.commit}:${code}`,
-      failed ? "RolloutFailed" : "NotReady",
-      message,
-    );
-    return { kind: "not-ready", revision, result, notReady };
+  /** "`revision` ... was not applied; `<last>` stays in place": what stays when one is refused. */
+  private notApplied(revision: Revision, verb: string, details: string): string {
+    const last = this.opts.status.lastAppliedRevision;
+    return `revision ${revision.commit.slice(0, 12)} ${verb} and was not applied; ${
+      last !== undefined ? `${last.slice(0, 12)} stays in place` : "nothing has been applied yet"
+    }: ${details}`;
   }
 
   /** Runs one sync. Never throws: failures are outcomes (and status, metrics, log lines). */
   async sync(opts: { force?: boolean } = {}): Promise<SyncOutcome> {
-    const { status, applier } = this.opts;
+    // The one place a sync is skipped before it starts.
     if ((await this.opts.suspended?.()) === true) return { kind: "suspended" };
+    const { status } = this.opts;
     let revision: Revision;
     try {
       revision = await this.opts.source.resolve();
     } catch (err) {
-      return this.fail("fetch", err);
+      return this.record(this.failed("fetch", err));
     }
     // Drift correction re-applies the revision in place; it never revisits an invalid one.
     const driftDue =
@@ -186,10 +125,7 @@ export class Reconciler {
       this.now() - this.lastAppliedAt >= this.opts.driftIntervalMs;
     if (opts.force !== true) {
       if (status.lastAppliedRevision === revision.commit && !driftDue) {
-        status.unchanged(revision.commit);
-        this.succeeded();
-        await this.refresh(revision);
-        return { kind: "unchanged", revision };
+        return this.record({ kind: "unchanged", revision });
       }
       if (this.lastInvalid === revision.commit || this.lastDryRun === revision.commit) {
         return { kind: "unchanged", revision };
@@ -198,34 +134,34 @@ export class Reconciler {
     const started = this.now();
     status.attempted(revision.commit);
     this.log.info({ revision: revision.commit, ref: revision.ref }, "syncing revision");
+    const { outcome, tree, sameTree } = await this.attempt(revision, driftDue);
+    return this.record(outcome, { started, ...(tree !== undefined ? { tree } : {}), sameTree });
+  }
+
+  /** Checks out, validates, renders and applies one revision; bookkeeping is record's. */
+  private async attempt(
+    revision: Revision,
+    driftDue: boolean,
+  ): Promise<{ outcome: SyncOutcome; tree?: string; sameTree?: boolean }> {
+    const { applier } = this.opts;
     let checkout;
     try {
       checkout = await this.opts.source.checkout(revision);
     } catch (err) {
-      return this.fail("checkout", err, revision, started);
+      return { outcome: this.failed("checkout", err, revision) };
     }
+    const tree = checkout.tree;
     // A new commit that leaves the watched directory's tree as it was renders the same objects:
     // nothing to validate, synthesize or send (drift correction still re-applies on schedule).
     if (
       applier.sameTreeIsNoop === true &&
       !driftDue &&
       this.opts.dryRun !== true &&
-      checkout.tree !== undefined &&
-      checkout.tree === this.lastAppliedTree
+      tree !== undefined &&
+      tree === this.lastAppliedTree
     ) {
-      status.succeeded(revision.commit, {
-        seconds: (this.now() - started) / 1000,
-        applied: 0,
-        pruned: 0,
-      });
-      this.succeeded();
-      this.log.info(
-        { revision: revision.commit, target: applier.target, tree: checkout.tree },
-        "revision applied: the watched directory did not change",
-      );
-      await this.refresh(revision);
       const result: ApplyResult = { applied: 0, unchanged: 0, pruned: 0, changes: [] };
-      return { kind: "applied", revision, result };
+      return { outcome: { kind: "applied", revision, result }, tree, sameTree: true };
     }
     let rendered;
     try {
@@ -234,26 +170,11 @@ export class Reconciler {
         ...(this.opts.synth !== undefined ? { synth: this.opts.synth } : {}),
       });
     } catch (err) {
-      return this.fail("render", err, revision, started);
+      return { outcome: this.failed("render", err, revision) };
     }
     const warnings = [...checkout.warnings, ...rendered.warnings];
     for (const w of warnings) this.log.warn({ revision: revision.commit }, w);
-    if (!rendered.ok) {
-      this.lastInvalid = revision.commit;
-      const message = `revision ${revision.commit.slice(0, 12)} is invalid and was not applied; ${
-        status.lastAppliedRevision !== undefined
-          ? `${status.lastAppliedRevision.slice(0, 12)} stays in place`
-          : "nothing has been applied yet"
-      }: ${rendered.errors.join("; ")}`;
-      status.failed(
-        { stage: "validate", code: "ERR_INVALID_RESOURCES", message, revision: revision.commit },
-        (this.now() - started) / 1000,
-      );
-      for (const e of rendered.errors) this.log.error({ revision: revision.commit }, e);
-      await this.warn(`ValidationFailed:${revision.commit}`, "ValidationFailed", message);
-      return { kind: "invalid", revision, errors: rendered.errors };
-    }
-    this.lastInvalid = undefined;
+    if (!rendered.ok) return { outcome: { kind: "invalid", revision, errors: rendered.errors } };
     const dryRun = this.opts.dryRun === true;
     let result: ApplyResult;
     try {
@@ -264,48 +185,159 @@ export class Reconciler {
         resend: driftDue,
       });
     } catch (err) {
-      if (err instanceof AdmissionRefusedError) return this.refused(err, revision, started);
-      // A failed apply may have changed part of the cluster: the next revision is applied in full.
-      this.lastAppliedTree = undefined;
-      return this.fail("apply", err, revision, started);
-    }
-    if (dryRun) {
-      for (const c of result.changes) {
-        if (c.action !== "unchanged") {
-          this.log.info({ revision: revision.commit }, `${c.object} ${c.action} (dry run)`);
-        }
+      if (err instanceof AdmissionRefusedError) {
+        return { outcome: { kind: "refused", revision, refusals: err.refusals } };
       }
-      // A dry run's success is a render: the controller is ready, and the revision is done.
-      this.lastDryRun = revision.commit;
-      status.lastError = undefined;
-      status.ready = true;
-      return { kind: "dry-run", revision, result, warnings };
+      return { outcome: this.failed("apply", err, revision) };
     }
+    if (dryRun) return { outcome: { kind: "dry-run", revision, result, warnings } };
+    if (result.notReady !== undefined && result.notReady.length > 0) {
+      return { outcome: { kind: "not-ready", revision, result, notReady: result.notReady } };
+    }
+    return { outcome: { kind: "applied", revision, result, warnings }, tree };
+  }
+
+  /**
+   * The one exit of a sync: what it leaves in the controller status and metrics, the log, the
+   * target's Warning Events, and what the next sync skips.
+   */
+  private async record(
+    outcome: SyncOutcome,
+    at: { started?: number; tree?: string; sameTree?: boolean } = {},
+  ): Promise<SyncOutcome> {
+    const { status, applier } = this.opts;
+    const seconds = at.started !== undefined ? (this.now() - at.started) / 1000 : undefined;
+    const fail = (error: { stage: Stage; code: string; message: string }, revision?: Revision) =>
+      status.failed({ ...error, ...(revision ? { revision: revision.commit } : {}) }, seconds);
+    switch (outcome.kind) {
+      case "suspended":
+        return outcome;
+      case "unchanged":
+        status.unchanged(outcome.revision.commit);
+        this.succeeded();
+        await this.refresh(outcome.revision);
+        return outcome;
+      case "failed": {
+        const { stage, code, message, revision } = outcome;
+        // Apply failures are recorded by the target itself (it knows what it was writing).
+        if (stage === "apply") {
+          this.lastInvalid = undefined;
+          // A failed apply may have changed part of the cluster: the next one is applied in full.
+          this.lastAppliedTree = undefined;
+        } else {
+          const reason = stage === "fetch" || stage === "checkout" ? "FetchFailed" : "RenderFailed";
+          // Without a revision (the ref could not be resolved), the same failure is the same code
+          // while the same revision is in place.
+          const key = revision?.commit ?? status.lastAppliedRevision ?? "";
+          const text = `${stage === "fetch" ? "cannot fetch" : stage === "checkout" ? "cannot check out" : "cannot render"} ${
+            revision !== undefined ? `revision ${revision.commit.slice(0, 12)}` : "the watched ref"
+          }: ${message} (${code})`;
+          await this.warn(`${reason}:${key}:${code}`, reason, text);
+        }
+        fail({ stage, code, message }, revision);
+        this.log.error({ stage, code, revision: revision?.commit }, message);
+        return outcome;
+      }
+      case "invalid": {
+        const { revision, errors } = outcome;
+        this.lastInvalid = revision.commit;
+        const message = this.notApplied(revision, "is invalid", errors.join("; "));
+        fail({ stage: "validate", code: "ERR_INVALID_RESOURCES", message }, revision);
+        for (const e of errors) this.log.error({ revision: revision.commit }, e);
+        await this.warn(`ValidationFailed:${revision.commit}`, "ValidationFailed", message);
+        return outcome;
+      }
+      case "refused": {
+        // Like an invalid revision: not retried until the ref moves.
+        const { revision, refusals } = outcome;
+        this.lastInvalid = revision.commit;
+        const details = refusals.map((r) => `${r.object}: ${r.reason}`).join("; ");
+        const message = this.notApplied(revision, "was refused", details);
+        fail({ stage: "admission", code: "ERR_REFUSED", message }, revision);
+        for (const r of refusals) {
+          this.log.error({ revision: revision.commit, object: r.object }, `refused: ${r.reason}`);
+        }
+        return outcome;
+      }
+      case "dry-run": {
+        this.lastInvalid = undefined;
+        for (const c of outcome.result.changes) {
+          if (c.action !== "unchanged") {
+            this.log.info(
+              { revision: outcome.revision.commit },
+              `${c.object} ${c.action} (dry run)`,
+            );
+          }
+        }
+        // A dry run's success is a render: the controller is ready, and the revision is done.
+        this.lastDryRun = outcome.revision.commit;
+        status.lastError = undefined;
+        status.ready = true;
+        return outcome;
+      }
+      case "not-ready": {
+        // Applied, but workloads did not roll out in time: not the applied revision yet (as
+        // Flux's health checks), so the next sync applies it again (writing nothing new) and
+        // waits again.
+        const { revision, notReady } = outcome;
+        this.lastInvalid = undefined;
+        this.lastAppliedTree = undefined;
+        this.logChanges(outcome.revision, outcome.result);
+        const failed = notReady.some((n) => n.reason !== "RolloutTimeout");
+        const code = failed ? "ERR_ROLLOUT_FAILED" : "ERR_NOT_READY";
+        const message = `revision ${revision.commit.slice(0, 12)} was applied but ${notReady.length} workload(s) did not roll out: ${notReady
+          .map((n) => `${n.object}: ${n.reason}: ${n.message}`)
+          .join("; ")}`;
+        fail({ stage: "health", code, message }, revision);
+        for (const n of notReady) {
+          this.log.error(
+            { revision: revision.commit, object: n.object, reason: n.reason },
+            n.message,
+          );
+        }
+        const reason = failed ? "RolloutFailed" : "NotReady";
+        await this.warn(`health:${revision.commit}:${code}`, reason, message);
+        return outcome;
+      }
+      case "applied": {
+        const { revision, result } = outcome;
+        status.succeeded(revision.commit, {
+          seconds: seconds ?? 0,
+          applied: result.applied,
+          pruned: result.pruned,
+        });
+        this.succeeded();
+        if (at.sameTree === true) {
+          this.log.info(
+            { revision: revision.commit, target: applier.target, tree: at.tree },
+            "revision applied: the watched directory did not change",
+          );
+          await this.refresh(revision);
+          return outcome;
+        }
+        this.lastInvalid = undefined;
+        this.lastAppliedAt = this.now();
+        this.lastAppliedTree = at.tree;
+        this.logChanges(revision, result);
+        this.log.info(
+          {
+            revision: revision.commit,
+            target: applier.target,
+            applied: result.applied,
+            unchanged: result.unchanged,
+            pruned: result.pruned,
+          },
+          "revision applied",
+        );
+        return outcome;
+      }
+    }
+  }
+
+  private logChanges(revision: Revision, result: ApplyResult): void {
     for (const c of result.changes) {
       if (c.action !== "unchanged")
         this.log.info({ revision: revision.commit }, `${c.object} ${c.action}`);
     }
-    if (result.notReady !== undefined && result.notReady.length > 0) {
-      return this.notReady(revision, result, result.notReady, started);
-    }
-    this.lastAppliedAt = this.now();
-    this.lastAppliedTree = checkout.tree;
-    status.succeeded(revision.commit, {
-      seconds: (this.now() - started) / 1000,
-      applied: result.applied,
-      pruned: result.pruned,
-    });
-    this.succeeded();
-    this.log.info(
-      {
-        revision: revision.commit,
-        target: applier.target,
-        applied: result.applied,
-        unchanged: result.unchanged,
-        pruned: result.pruned,
-      },
-      "revision applied",
-    );
-    return { kind: "applied", revision, result, warnings };
   }
 }
