@@ -432,8 +432,8 @@ describe("registry HTTP API", () => {
       "ERR_INVALID_ENTRY",
     );
     await expectProblem(await publish({ version: "1.0.0" }), 400, "ERR_INVALID_ENTRY");
-    await expectProblem(await post("[1,2]"), 400, "ERR_BAD_REQUEST");
-    await expectProblem(await post("null"), 400, "ERR_BAD_REQUEST");
+    await expectProblem(await post("[1,2]"), 400, "ERR_INVALID_ENTRY");
+    await expectProblem(await post("null"), 400, "ERR_INVALID_ENTRY");
   });
 
   it("manages sources and registries through the admin API", async () => {

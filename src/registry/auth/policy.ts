@@ -9,11 +9,13 @@ import type { Action, Principal } from "../http/auth.js";
 import { containsClaims, hasClaims } from "./claims.js";
 import { resolveRoles, type AuthzSettings, type Role } from "./roles.js";
 
-const ROLE_OF: Record<Action["kind"], Role | undefined> = {
+/** The roles of which an action needs one. */
+const ROLES_OF: Record<Action["kind"], Role[] | undefined> = {
   readRegistry: undefined,
-  manageEntries: "manageEntries",
-  manageSources: "manageSources",
-  manageRegistries: "manageRegistries",
+  manageEntries: ["manageEntries"],
+  manageSources: ["manageSources"],
+  manageRegistries: ["manageRegistries"],
+  listRegistries: ["manageRegistries", "manageEntries"],
 };
 
 export class ClaimsPolicy {
@@ -43,14 +45,17 @@ export class ClaimsPolicy {
   }
 
   authorize(p: Principal, action: Action): void {
-    const role = ROLE_OF[action.kind];
-    if (role !== undefined) {
+    const needed = ROLES_OF[action.kind];
+    if (needed !== undefined) {
       if (p.anonymous) {
         throw new McpfleetError("ERR_UNAUTHORIZED", "this operation needs an access token");
       }
       const roles = this.roles(p);
-      if (!roles.includes(role) && !roles.includes("superAdmin")) {
-        throw new McpfleetError("ERR_FORBIDDEN", `this operation needs the ${role} role`);
+      if (!needed.some((r) => roles.includes(r)) && !roles.includes("superAdmin")) {
+        throw new McpfleetError(
+          "ERR_FORBIDDEN",
+          `this operation needs the ${needed.join(" or ")} role`,
+        );
       }
     }
     if (this.bypass(p)) return;
@@ -63,7 +68,16 @@ export class ClaimsPolicy {
           );
         }
         return;
+      case "listRegistries":
+        return;
       case "manageEntries":
+        // A publisher writes into a managed source only within its claims.
+        if (!containsClaims(p.claims, action.sourceClaims)) {
+          throw new McpfleetError(
+            "ERR_FORBIDDEN",
+            "your claims do not cover the managed source's claims",
+          );
+        }
         if (!containsClaims(p.claims, action.entryClaims)) {
           throw new McpfleetError(
             "ERR_FORBIDDEN",

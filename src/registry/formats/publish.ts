@@ -57,7 +57,8 @@ function refuse(errors: FieldError[]): never {
   );
 }
 
-function claimsOf(raw: unknown): Record<string, string | string[]> | undefined {
+/** The claims of a request body (`body.claims`): 400 naming each bad value. */
+export function entryClaimsOf(raw: unknown): Record<string, string | string[]> | undefined {
   if (raw === undefined) return undefined;
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     refuse([{ location: "body.claims", message: "must be an object of strings or string lists" }]);
@@ -109,7 +110,7 @@ export function publishedEntry(body: unknown, maxMetaSize: number): ServerEntry 
       message: "give url (or remotes or packages): how clients reach the server",
     });
   }
-  const claims = claimsOf(b.claims);
+  const claims = entryClaimsOf(b.claims);
   if (errors.length > 0) refuse(errors);
   const doc = server as ServerJson;
   const entry: ServerEntry = {

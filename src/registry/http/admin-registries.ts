@@ -28,6 +28,8 @@ export const registryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, do
       schema: {
         tags,
         summary: "List registries",
+        description:
+          "For callers with manageRegistries or manageEntries; each sees the registries whose claims its own cover.",
         response: {
           200: {
             type: "object",
@@ -38,7 +40,8 @@ export const registryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, do
       },
     },
     async (req) => {
-      authorizer.authorize(req.principal, { kind: "manageRegistries" });
+      // Publishers list them too (ToolHive's rule), each caller seeing those its claims cover.
+      authorizer.authorize(req.principal, { kind: "listRegistries" });
       return {
         registries: (await store.listRegistries())
           .filter((r) => authorizer.resourceVisible(req.principal, r.claims))
@@ -110,7 +113,9 @@ export const registryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, do
           `registry "${name}" names unknown source(s): ${hidden.join(", ")}`,
         );
       }
-      const { created } = await store.putRegistry(name, sources, claims, "api");
+      const { created } = await store.putRegistry(name, sources, claims, "api", (current) =>
+        refuseConfigDefined(REGISTRY, current, "change"),
+      );
       return reply
         .code(created ? 201 : 200)
         .send(registryView((await store.getRegistry(name)) as RegistryRecord));

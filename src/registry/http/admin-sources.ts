@@ -1,7 +1,6 @@
 // Admin routes of sources: list, get, create or replace (PUT), delete, and sync now. Sources
 // from the configuration file are read-only here (403).
 import type { FastifyPluginCallback } from "fastify";
-import { McpfleetError } from "../../errors.js";
 import { sourceKind, type SourceConfig } from "../config/types.js";
 import { answeredApiPath } from "../sources/fetch.js";
 import { checkLocation, locationKey } from "../sources/location.js";
@@ -87,7 +86,7 @@ export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done
         tags,
         summary: "Create or replace a source",
         description:
-          "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (409).",
+          "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (400).",
         params: NAME_PARAM,
         body: { type: "object", additionalProperties: true },
         response: { 200: SOURCE_VIEW, 201: SOURCE_VIEW, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
@@ -103,6 +102,7 @@ export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done
       if (existing !== undefined) authorizeExisting(ctx, req.principal, SOURCE, existing);
       authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
       refuseConfigDefined(SOURCE, existing, "change");
+      const kind = sourceKind(cfg);
       await checkLocation(cfg, ctx.locations.policy, ctx.locations.baseDir);
       // Another tenant's data stays theirs: a location some source reads may be read by a new
       // one only when the caller also manages that source.
@@ -122,20 +122,19 @@ export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done
           }
         }
       }
-      const kind = sourceKind(cfg);
-      if (kind === "managed") {
-        const other = (await store.listSources()).find(
-          (s) => s.kind === "managed" && s.name !== name,
-        );
-        if (other !== undefined) {
-          throw new McpfleetError(
+      const { name: _n, ...config } = cfg;
+      // The rules again inside the store's transaction: a concurrent PUT may have changed the
+      // sources since they were read above.
+      const { created } = await store.putSource(name, kind, config, "api", (current, all) => {
+        refuseConfigDefined(SOURCE, current, "change");
+        const other = all.find((s) => s.kind === "managed" && s.name !== name);
+        if (kind === "managed" && other !== undefined) {
+          fail(
             "ERR_INVALID_RESOURCE",
             `source "${other.name}" is already the managed source; at most one source is managed`,
           );
         }
-      }
-      const { name: _n, ...config } = cfg;
-      const { created } = await store.putSource(name, kind, config, "api");
+      });
       await scheduler.reconcile();
       const s = await store.getSource(name);
       return reply

@@ -14,7 +14,16 @@ export interface Principal {
 
 export type Action =
   | { kind: "readRegistry"; registry: string; claims?: Claims }
-  | { kind: "manageEntries"; registry: string; entryClaims?: Claims }
+  | {
+      kind: "manageEntries";
+      /** The registry published through (absent: the server's managed source directly). */
+      registry?: string;
+      entryClaims?: Claims;
+      /** The managed source's claims: a publisher must cover them (403 otherwise). */
+      sourceClaims?: Claims;
+    }
+  /** Listing registries: manageRegistries, or manageEntries (writers see where to publish). */
+  | { kind: "listRegistries" }
   | { kind: "manageSources"; claims?: Claims; hide?: boolean; name?: string }
   | { kind: "manageRegistries"; claims?: Claims; hide?: boolean; name?: string };
 // `hide`: the resource exists and `claims` are its own; when the caller's claims do not contain

@@ -2,32 +2,20 @@
 // registry does: publish a version, delete one (its status becomes `deleted`), and set the
 // lifecycle status of one version or of every version of a server.
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
-import { McpfleetError } from "../../errors.js";
 import { publishedEntry } from "../formats/publish.js";
 import {
   ENTRY_STATUSES,
   type EntryStatus,
   type RegistryRecord,
-  type Store,
+  type SourceRecord,
   type StoredEntry,
 } from "../store/store.js";
 import { readableRegistry, registryParam, type RegistryApiOptions } from "./context.js";
 import { REGISTRY_PARAM } from "./consumer.js";
+import { authorizeWrite, manageableVersions, managedSourceOf, publishInto } from "./managed.js";
 import { fail } from "./problem.js";
 import { ERR, ERRORS, ITEM, LIST } from "./schemas.js";
 import { itemOf } from "./views.js";
-
-/** The registry's managed source: where publish, delete and status changes go. */
-export async function managedSourceOf(store: Store, reg: RegistryRecord): Promise<string> {
-  for (const name of reg.sources) {
-    const s = await store.getSource(name);
-    if (s?.kind === "managed") return s.name;
-  }
-  throw new McpfleetError(
-    "ERR_NO_MANAGED_SOURCE",
-    `registry "${reg.name}" has no managed source to publish into`,
-  );
-}
 
 const PUBLISH_BODY = {
   type: "object",
@@ -88,40 +76,16 @@ export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, op
     },
   } as const;
 
-  /** The registry and its managed source, with the caller's role checked. */
-  async function managedOf(req: FastifyRequest): Promise<{ reg: RegistryRecord; managed: string }> {
+  /** The registry and its managed source, with the caller's right to write checked. */
+  async function managedOf(
+    req: FastifyRequest,
+  ): Promise<{ reg: RegistryRecord; managed: SourceRecord }> {
     const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
     // The role first, so a caller without it learns nothing about the registry's sources.
     authorizer.authorize(req.principal, { kind: "manageEntries", registry: reg.name });
-    return { reg, managed: await managedSourceOf(store, reg) };
-  }
-
-  /**
-   * The published versions of a name the caller may manage (one version, or all): 404 when
-   * there are none, and a name whose claims the caller does not hold answers as a missing one.
-   */
-  async function manageableVersions(
-    req: FastifyRequest,
-    reg: RegistryRecord,
-    managed: string,
-    name: string,
-    version?: string,
-  ): Promise<StoredEntry[]> {
-    const all = await store.listVersions([managed], name, { includeDeleted: true });
-    const found = version === undefined ? all : all.filter((e) => e.version === version);
-    const first = found[0];
-    if (first === undefined || !authorizer.entryVisible(req.principal, first.claims)) {
-      fail(
-        version === undefined ? "ERR_SERVER_NOT_FOUND" : "ERR_VERSION_NOT_FOUND",
-        `the managed source of "${reg.name}" has no ${name}${version === undefined ? "" : ` version ${version}`}`,
-      );
-    }
-    authorizer.authorize(req.principal, {
-      kind: "manageEntries",
-      registry: reg.name,
-      ...(first.claims !== undefined ? { entryClaims: first.claims } : {}),
-    });
-    return found;
+    const managed = await managedSourceOf(opts, reg);
+    authorizeWrite(opts, req.principal, managed, reg.name);
+    return { reg, managed };
   }
 
   const sendItem = (reply: FastifyReply, e: StoredEntry) =>
@@ -150,21 +114,7 @@ export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, op
     async (req, reply) => {
       const { reg, managed } = await managedOf(req);
       const entry = publishedEntry(req.body, opts.maxMetaSize);
-      authorizer.authorize(req.principal, {
-        kind: "manageEntries",
-        registry: reg.name,
-        ...(entry.claims !== undefined ? { entryClaims: entry.claims } : {}),
-      });
-      // The managed source is served last (views.ts): a name another source of this registry
-      // serves would never be shown, so it is refused rather than stored unseen.
-      const others = reg.sources.filter((src) => src !== managed);
-      if (others.length > 0 && (await store.listVersions(others, entry.name)).length > 0) {
-        fail(
-          "ERR_NAME_TAKEN",
-          `registry "${reg.name}" serves ${entry.name} from another source; publish another name`,
-        );
-      }
-      const stored = await store.publish(managed, entry);
+      const stored = await publishInto(opts, req.principal, managed, entry, reg.name);
       return sendItem(
         reply.header(
           "location",
@@ -191,8 +141,8 @@ export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, op
     async (req, reply) => {
       const { reg, managed } = await managedOf(req);
       const { name, version } = req.params;
-      await manageableVersions(req, reg, managed, name, version);
-      const [changed] = await store.setVersionStatus(managed, name, version, "deleted");
+      await manageableVersions(opts, req.principal, managed, name, version, reg.name);
+      const [changed] = await store.setVersionStatus(managed.name, name, version, "deleted");
       if (changed === undefined) fail("ERR_VERSION_NOT_FOUND", `${name} has no version ${version}`);
       return sendItem(reply, changed);
     },
@@ -215,9 +165,9 @@ export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, op
     async (req, reply) => {
       const { reg, managed } = await managedOf(req);
       const { name, version } = req.params;
-      await manageableVersions(req, reg, managed, name, version);
+      await manageableVersions(opts, req.principal, managed, name, version, reg.name);
       const [changed] = await store.setVersionStatus(
-        managed,
+        managed.name,
         name,
         version,
         req.body.status,
@@ -244,9 +194,9 @@ export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, op
     async (req, reply) => {
       const { reg, managed } = await managedOf(req);
       const { name } = req.params;
-      await manageableVersions(req, reg, managed, name);
+      await manageableVersions(opts, req.principal, managed, name, undefined, reg.name);
       const changed = await store.setVersionStatus(
-        managed,
+        managed.name,
         name,
         "all",
         req.body.status,

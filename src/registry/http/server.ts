@@ -19,6 +19,7 @@ import { registryRoutes } from "./admin-registries.js";
 import { sourceRoutes } from "./admin-sources.js";
 import type { Authorizer } from "./auth.js";
 import { consumerRoutes } from "./consumer.js";
+import { entryRoutes } from "./entries.js";
 import type { RouteContext } from "./context.js";
 import type { RegistryMetrics } from "./metrics.js";
 import { publicRoutes } from "./public.js";
@@ -161,6 +162,10 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
         { name: "consumer", description: "Reading a registry" },
         { name: "publish", description: "Publishing and deleting entries of a managed source" },
         { name: "admin", description: "Managing sources and registries" },
+        {
+          name: "entries",
+          description: "ToolHive's /v1 entry API: publishing, claims and entry listings",
+        },
         { name: "public", description: "Probes, version, metrics and this document" },
       ],
     },
@@ -303,5 +308,6 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
   }
   await app.register(sourceRoutes, ctx);
   await app.register(registryRoutes, ctx);
+  await app.register(entryRoutes, ctx);
   return app;
 }

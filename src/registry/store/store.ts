@@ -282,14 +282,27 @@ export class Store {
     return r.rows[0] === undefined ? undefined : toSource(r.rows[0]);
   }
 
+  /**
+   * Creates or replaces a source. `guard` sees the sources as they are inside the transaction,
+   * under the topology lock, and throws to refuse (rules that a concurrent write must not slip
+   * past: at most one managed source, config-defined sources read-only).
+   */
   async putSource(
     name: string,
     kind: string,
     config: Record<string, unknown>,
     origin: Origin,
+    guard?: (existing: SourceRecord | undefined, all: SourceRecord[]) => void,
   ): Promise<{ created: boolean }> {
     return this.write(async (tx) => {
       await this.sql.lock(tx, TOPOLOGY_LOCK);
+      if (guard !== undefined) {
+        const all = (await tx.query(`SELECT * FROM sources ORDER BY name`)).rows.map(toSource);
+        guard(
+          all.find((s) => s.name === name),
+          all,
+        );
+      }
       const existed = await tx.query(`SELECT 1 FROM sources WHERE name = $1`, [name]);
       const json = this.sql.cast("$3", "jsonb");
       await tx.query(
@@ -341,14 +354,20 @@ export class Store {
     return r.rows[0] === undefined ? undefined : toRegistry(r.rows[0]);
   }
 
+  /** Creates or replaces a registry; `guard` as putSource's, inside the transaction. */
   async putRegistry(
     name: string,
     sources: string[],
     claims: Claims | undefined,
     origin: Origin,
+    guard?: (existing: RegistryRecord | undefined) => void,
   ): Promise<{ created: boolean }> {
     return this.write(async (tx) => {
       await this.sql.lock(tx, TOPOLOGY_LOCK);
+      if (guard !== undefined) {
+        const r = await tx.query(`SELECT * FROM registries WHERE name = $1`, [name]);
+        guard(r.rows[0] === undefined ? undefined : toRegistry(r.rows[0]));
+      }
       const known = await tx.query<{ name: string }>(
         `SELECT name FROM sources WHERE ${this.sql.inList("name", "$1")}`,
         [sources],
@@ -714,6 +733,33 @@ export class Store {
         all ? [source, name] : [source, name, version],
       );
       return out.rows.map(toEntry).sort((a, b) => compareVersions(b.version, a.version));
+    });
+  }
+
+  /** Gives every version of a name in a source these claims; false when it has none. */
+  async setEntryClaims(source: string, name: string, claims: Claims | undefined): Promise<boolean> {
+    return this.write(async (tx) => {
+      await this.sql.lock(tx, `mcpfleet-entry:${source}:${name}`);
+      const rows = await tx.query<{ version: string; server: unknown; status: string }>(
+        `SELECT version, server, status FROM entries WHERE source = $1 AND name = $2`,
+        [source, name],
+      );
+      const json = this.sql.cast("$4", "jsonb");
+      for (const r of rows.rows) {
+        const text = JSON.stringify(decodeJson(r.server));
+        await tx.query(
+          `UPDATE entries SET claims = ${json}, digest = $5, updated_at = now()
+           WHERE source = $1 AND name = $2 AND version = $3`,
+          [
+            source,
+            name,
+            r.version,
+            claims === undefined ? null : JSON.stringify(claims),
+            digestOfJson(text, claims, r.status),
+          ],
+        );
+      }
+      return rows.rows.length > 0;
     });
   }
 

@@ -1,0 +1,312 @@
+// ToolHive's /v1 entry API over the same store: publish into the server's managed source,
+// delete a published version, read and change the claims of a published name, and list the
+// entries of a source or of a registry. Only `server` entries are kept here (skills and plugins
+// are ToolHive extensions this server does not serve).
+import type { FastifyPluginCallback, FastifyRequest } from "fastify";
+import type { Claims } from "../config/types.js";
+import { entryClaimsOf, publishedEntry } from "../formats/publish.js";
+import type { StoredEntry } from "../store/store.js";
+import { loadAuthorized, REGISTRY, SOURCE, type RouteContext } from "./context.js";
+import { authorizeWrite, manageableVersions, publishInto, serverManagedSource } from "./managed.js";
+import { fail } from "./problem.js";
+import { ERR, ERRORS, ITEM, NAME_PARAM } from "./schemas.js";
+import { itemOf } from "./views.js";
+
+// Values are checked by the handler: the request schema's type coercion would turn a list of
+// one string into the string.
+const CLAIMS = {
+  type: "object",
+  description: "Claims: a map of key to a string or a list of strings.",
+  additionalProperties: true,
+} as const;
+
+const ENTRY_PARAMS = {
+  type: "object",
+  properties: {
+    type: { type: "string", enum: ["server", "skill", "plugin"], description: "Entry type." },
+    name: { type: "string", description: "Entry name, URL-encoded." },
+    version: { type: "string" },
+  },
+} as const;
+
+const SOURCE_ENTRIES = {
+  type: "object",
+  properties: {
+    entries: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          entryType: { type: "string", const: "server" },
+          claims: { type: "object", additionalProperties: true },
+          versions: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: {
+                version: { type: "string" },
+                status: { type: "string" },
+                isLatest: { type: "boolean" },
+                publishedAt: { type: "string", format: "date-time" },
+                updatedAt: { type: "string", format: "date-time" },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+const REGISTRY_ENTRIES = {
+  type: "object",
+  properties: {
+    entries: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          version: { type: "string" },
+          entryType: { type: "string", const: "server" },
+          title: { type: "string" },
+          description: { type: "string" },
+          sourceName: { type: "string" },
+          position: { type: "integer", description: "The source's place in the registry." },
+          createdAt: { type: "string", format: "date-time" },
+          updatedAt: { type: "string", format: "date-time" },
+        },
+      },
+    },
+  },
+} as const;
+
+/** Only server entries are kept here. */
+function serverType(type: string): void {
+  if (type !== "server") {
+    fail("ERR_INVALID_PARAMETER", `only server entries are kept here, not ${type} entries`);
+  }
+}
+
+/** Every entry a list of sources serves (deleted versions too), read a batch at a time. */
+async function allEntries(ctx: RouteContext, sources: string[]): Promise<StoredEntry[]> {
+  const out: StoredEntry[] = [];
+  let after: { name: string; version: string } | undefined;
+  for (;;) {
+    const rows = await ctx.store.listEntries(sources, {
+      limit: 1000,
+      includeDeleted: true,
+      ...(after !== undefined ? { after } : {}),
+    });
+    out.push(...rows);
+    const tail = rows[rows.length - 1];
+    if (rows.length < 1000 || tail === undefined) return out;
+    after = { name: tail.name, version: tail.version };
+  }
+}
+
+export const entryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {
+  const { store, authorizer } = ctx;
+  const tags = ["entries"];
+  const visible = (req: FastifyRequest, list: StoredEntry[]) =>
+    list.filter((e) => authorizer.entryVisible(req.principal, e.claims));
+
+  app.post<{ Body: { server?: unknown; claims?: unknown; skill?: unknown; plugin?: unknown } }>(
+    "/v1/entries",
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: "Publish a server version into the managed source",
+        description:
+          "ToolHive's form of publish: `server` is a server.json (the same rules as the official publish), `claims` the entry's claims. Answers 201 with the stored version. A publisher whose claims do not cover the managed source's claims is refused (403).",
+        body: {
+          type: "object",
+          properties: {
+            server: { type: "object", additionalProperties: true },
+            claims: CLAIMS,
+          },
+          additionalProperties: true,
+        },
+        response: { 201: ITEM, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
+      },
+    },
+    async (req, reply) => {
+      authorizer.authorize(req.principal, { kind: "manageEntries" });
+      const body = req.body as Record<string, unknown> | null;
+      if (body === null || typeof body !== "object" || Array.isArray(body)) {
+        fail("ERR_INVALID_ENTRY", "the body must be a JSON object");
+      }
+      if (body.skill !== undefined || body.plugin !== undefined) {
+        fail("ERR_INVALID_ENTRY", "only server entries are kept here, not skills or plugins");
+      }
+      if (body.server === null || typeof body.server !== "object" || Array.isArray(body.server)) {
+        fail("ERR_INVALID_ENTRY", "give the entry as `server` (a server.json object)");
+      }
+      const managed = await serverManagedSource(ctx);
+      const entry = publishedEntry(
+        {
+          ...(body.server as Record<string, unknown>),
+          ...(body.claims !== undefined ? { claims: body.claims } : {}),
+        },
+        ctx.maxMetaSize,
+      );
+      const stored = await publishInto(ctx, req.principal, managed, entry);
+      return reply
+        .code(201)
+        .header("content-type", "application/json; charset=utf-8")
+        .send(JSON.stringify(itemOf(stored)));
+    },
+  );
+
+  app.delete<{ Params: { type: string; name: string; version: string } }>(
+    "/v1/entries/:type/:name/versions/:version",
+    {
+      schema: {
+        tags,
+        summary: "Remove a published version",
+        description:
+          "Removes the version from the managed source for good (its number may be published again); the official API's DELETE marks it deleted instead.",
+        params: ENTRY_PARAMS,
+        response: { 204: { type: "null", description: "Removed" }, ...ERRORS },
+      },
+    },
+    async (req, reply) => {
+      authorizer.authorize(req.principal, { kind: "manageEntries" });
+      serverType(req.params.type);
+      const managed = await serverManagedSource(ctx);
+      const { name, version } = req.params;
+      await manageableVersions(ctx, req.principal, managed, name, version);
+      if (!(await store.deleteVersion(managed.name, name, version))) {
+        fail("ERR_VERSION_NOT_FOUND", `the managed source has no ${name} version ${version}`);
+      }
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<{ Params: { type: string; name: string } }>(
+    "/v1/entries/:type/:name/claims",
+    {
+      schema: {
+        tags,
+        summary: "Read the claims of a published name",
+        description: "The claims every version of the name carries.",
+        params: ENTRY_PARAMS,
+        response: {
+          200: {
+            type: "object",
+            properties: { claims: { type: "object", additionalProperties: true } },
+          },
+          ...ERRORS,
+        },
+      },
+    },
+    async (req) => {
+      authorizer.authorize(req.principal, { kind: "manageEntries" });
+      serverType(req.params.type);
+      const managed = await serverManagedSource(ctx);
+      const [first] = await manageableVersions(ctx, req.principal, managed, req.params.name);
+      return { claims: first?.claims ?? {} };
+    },
+  );
+
+  app.put<{ Params: { type: string; name: string }; Body: { claims: Claims } }>(
+    "/v1/entries/:type/:name/claims",
+    {
+      schema: {
+        tags,
+        summary: "Change the claims of a published name",
+        description:
+          "Every version of the name takes the new claims. The caller's claims must cover the old claims and the new ones.",
+        params: ENTRY_PARAMS,
+        body: {
+          type: "object",
+          required: ["claims"],
+          properties: { claims: CLAIMS },
+          additionalProperties: false,
+        },
+        response: { 204: { type: "null", description: "Changed" }, ...ERRORS, 413: ERR, 415: ERR },
+      },
+    },
+    async (req, reply) => {
+      authorizer.authorize(req.principal, { kind: "manageEntries" });
+      serverType(req.params.type);
+      const managed = await serverManagedSource(ctx);
+      await manageableVersions(ctx, req.principal, managed, req.params.name);
+      const claims = entryClaimsOf(req.body.claims);
+      authorizeWrite(ctx, req.principal, managed, undefined, claims);
+      await store.setEntryClaims(managed.name, req.params.name, claims);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<{ Params: { name: string } }>(
+    "/v1/sources/:name/entries",
+    {
+      schema: {
+        tags,
+        summary: "List the entries of a source",
+        description: "Each name once, with its claims and versions (deleted ones too).",
+        params: NAME_PARAM,
+        response: { 200: SOURCE_ENTRIES, ...ERRORS },
+      },
+    },
+    async (req) => {
+      const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
+      const byName = new Map<string, StoredEntry[]>();
+      for (const e of visible(req, await allEntries(ctx, [s.name]))) {
+        byName.set(e.name, [...(byName.get(e.name) ?? []), e]);
+      }
+      return {
+        entries: [...byName].map(([name, versions]) => ({
+          name,
+          entryType: "server",
+          claims: versions[0]?.claims ?? {},
+          versions: versions.map((v) => ({
+            version: v.version,
+            status: v.status,
+            isLatest: v.isLatest,
+            publishedAt: v.publishedAt,
+            updatedAt: v.updatedAt,
+          })),
+        })),
+      };
+    },
+  );
+
+  app.get<{ Params: { name: string } }>(
+    "/v1/registries/:name/entries",
+    {
+      schema: {
+        tags,
+        summary: "List the entries of a registry",
+        description:
+          "Every version the registry serves, with the source it comes from and that source's position in the registry.",
+        params: NAME_PARAM,
+        response: { 200: REGISTRY_ENTRIES, ...ERRORS },
+      },
+    },
+    async (req) => {
+      const r = await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name);
+      const reg = await ctx.views.registry(r.name);
+      const sources = reg?.sources ?? r.sources;
+      return {
+        entries: visible(req, await allEntries(ctx, sources)).map((e) => ({
+          name: e.name,
+          version: e.version,
+          entryType: "server",
+          ...(typeof e.server.title === "string" ? { title: e.server.title } : {}),
+          ...(typeof e.server.description === "string"
+            ? { description: e.server.description }
+            : {}),
+          sourceName: e.source,
+          position: r.sources.indexOf(e.source),
+          createdAt: e.publishedAt,
+          updatedAt: e.updatedAt,
+        })),
+      };
+    },
+  );
+  done();
+};
