@@ -386,6 +386,8 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     mayWrite: () => leading(),
     inputs: [config.cacheDir],
     ...(client !== undefined ? { client } : {}),
+    // enforceServers: each apply names the servers whose workloads it withholds.
+    onImageRefused: (server, v) => log.warn({ server, reason: v.reason }, v.message),
   });
   const stopGit = new AbortController();
   const source = new GitSource({
