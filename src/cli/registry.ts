@@ -1,7 +1,7 @@
 // `mcpfleet registry serve --config FILE [--address HOST] [--port N]`: runs the registry
 // server until SIGTERM or SIGINT, then shuts down gracefully.
 import { parseCommandArgs, usageError } from "./args.js";
-import { parseDuration } from "../registry/config/duration.js";
+import { parseDuration } from "../duration.js";
 import { loadConfigFile } from "../registry/config/load.js";
 import { RegistryServer } from "../registry/server.js";
 

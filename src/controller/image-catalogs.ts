@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpfleetError } from "../errors.js";
-import { parseDuration } from "../registry/config/duration.js";
+import { parseDuration } from "../duration.js";
 import { convertUpstream } from "../registry/formats/upstream.js";
 import { makeFilter } from "../registry/formats/parse.js";
 import { type ListedImage, catalogImages, listedImages } from "../registry/images/listing.js";

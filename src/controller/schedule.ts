@@ -6,7 +6,7 @@
 import cron from "node-cron";
 import { McpfleetError } from "../errors.js";
 import { backoffDelay } from "./backoff.js";
-import { parseDuration } from "../registry/config/duration.js";
+import { parseDuration } from "../duration.js";
 
 export type RunReason = "start" | "schedule" | "trigger";
 

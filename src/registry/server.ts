@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
-import { parseDuration } from "./config/duration.js";
+import { parseDuration } from "../duration.js";
 import { sourceKind, type LoadedConfig } from "./config/types.js";
 import { OAuthAuthorizer, oauthSettings } from "./auth/authorizer.js";
 import type { ValidationTuning } from "./auth/provider.js";

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseDuration } from "../../src/registry/config/duration.js";
+import { parseDuration } from "../../src/duration.js";
+import { DURATION_PATTERN } from "../../src/schema/transform.js";
 import { loadConfigFile, parseConfig } from "../../src/registry/config/load.js";
 import { pgpassLookup, resolvePassword } from "../../src/registry/config/secrets.js";
 import { describeWithSharedData, sharedPath } from "../support/shared-data.js";
@@ -75,6 +76,22 @@ describe("registry config loading", () => {
     expect(parseDuration("250ms")).toBe(250);
     for (const bad of ["", "5", "5 m", "m", "1d", "-1s"])
       expect(() => parseDuration(bad)).toThrow();
+  });
+
+  it("reads durations in the schemas' Duration language (flags also take 0)", () => {
+    const schema = new RegExp(DURATION_PATTERN, "u");
+    const samples = ["30s", "1h30m", "1.5h", "250ms", "2h45m10s", "10µs", "5us", "1ns"];
+    const refused = ["", "5", ".5s", "1.s", "1.5", "s", "1d", "-1s", "1 h", "1h 30m", "1e3s"];
+    for (const text of [...samples, ...refused]) {
+      let parses = true;
+      try {
+        parseDuration(text);
+      } catch {
+        parses = false;
+      }
+      expect(parses, text).toBe(schema.test(text));
+    }
+    expect(parseDuration("0")).toBe(0);
   });
 });
 

@@ -12,7 +12,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import git, { type GitHttpRequest, type GitHttpResponse, type HttpClient } from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { McpfleetError } from "../../errors.js";
-import { parseDuration } from "../config/duration.js";
+import { parseDuration } from "../../duration.js";
 import { guardedLookup } from "../auth/fetch.js";
 import { readSecretFile } from "../config/secrets.js";
 import type { GitSourceConfig } from "../config/types.js";

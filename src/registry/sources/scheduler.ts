@@ -3,7 +3,7 @@
 // without syncPolicy syncs once at start and when triggered.
 import type { Logger } from "pino";
 import { McpfleetError } from "../../errors.js";
-import { parseDuration } from "../config/duration.js";
+import { parseDuration } from "../../duration.js";
 import { isSynced, type SourceConfig } from "../config/types.js";
 import type { Store } from "../store/store.js";
 import type { LocationPolicy } from "./location.js";

@@ -3,7 +3,7 @@
 // with passwords or, with dynamicAuth.awsRdsIam, with RDS IAM tokens made per connection.
 import { isAbsolute, resolve } from "node:path";
 import { McpfleetError } from "../../errors.js";
-import { parseDuration } from "../config/duration.js";
+import { parseDuration } from "../../duration.js";
 import { resolvePassword } from "../config/secrets.js";
 import type { DatabaseConfig } from "../config/types.js";
 import type { Db } from "./db.js";

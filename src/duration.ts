@@ -1,5 +1,7 @@
-// Go-style durations ("300ms", "1.5h", "2h45m"): the only syntax duration fields accept.
-import { McpfleetError } from "../../errors.js";
+// Go-style durations ("300ms", "1.5h", "2h45m"), the one syntax of every duration in the
+// project: command-line flags (controller and registry server) and configuration fields. The
+// language is the schemas' Duration pattern (schemas/common/types.yaml); flags also take "0".
+import { McpfleetError } from "./errors.js";
 
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
@@ -11,7 +13,7 @@ const UNIT_MS: Record<string, number> = {
   h: 3_600_000,
 };
 
-const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
+const PART = /([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/y;
 
 /** Milliseconds of a Go-style duration; throws ERR_INVALID_PARAMETER on anything else. */
 export function parseDuration(text: string): number {
