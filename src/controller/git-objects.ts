@@ -45,6 +45,9 @@ const TYPES: Record<number, ObjectType | "ofs-delta" | "ref-delta"> = {
   7: "ref-delta",
 };
 const IDX_MAGIC = 0xff744f63;
+/** Pack reads go through windows of this size, a few kept: small objects cost no read each. */
+const WINDOW = 1024 * 1024;
+const WINDOWS = 8;
 const DEFAULT_MAX_OBJECT = 64 * 1024 * 1024;
 /** Inflated packed objects kept as bases for the deltas read next (trees mostly). */
 const BASE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -124,9 +127,28 @@ class Pack {
     return lo < ends.length ? ends[lo]! : this.packSize - 20;
   }
 
+  /** Recently read stretches of the pack: neighbouring small objects share one read. */
+  private readonly windows = new Map<number, Buffer>();
+
+  /** `length` bytes from `offset` (fewer at the end of the pack). */
   read(offset: number, length: number): Buffer {
+    const end = Math.min(offset + length, this.packSize);
+    const start = offset - (offset % WINDOW);
+    if (end <= start + WINDOW) {
+      let window = this.windows.get(start);
+      if (window === undefined) {
+        window = this.readAt(start, Math.min(WINDOW, this.packSize - start));
+        this.windows.set(start, window);
+        if (this.windows.size > WINDOWS) this.windows.delete(this.windows.keys().next().value!);
+      }
+      return window.subarray(offset - start, end - start);
+    }
+    return this.readAt(offset, end - offset);
+  }
+
+  private readAt(offset: number, length: number): Buffer {
     this.fd ??= fs.openSync(this.packPath, "r");
-    const buf = Buffer.alloc(Math.max(0, Math.min(length, this.packSize - offset)));
+    const buf = Buffer.allocUnsafe(Math.max(0, length));
     let done = 0;
     while (done < buf.length) {
       const n = fs.readSync(this.fd, buf, done, buf.length - done, offset + done);
@@ -139,6 +161,7 @@ class Pack {
   close(): void {
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
+    this.windows.clear();
   }
 }
 
