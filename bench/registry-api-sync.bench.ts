@@ -2,15 +2,15 @@
 // child process so that only the registry server's memory is measured): sync time and the
 // server's peak RSS (target < 300 MB: the sync streams pages into the store in batches of 250
 // rows, each entry kept only as its row text).
-import { fork, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fork } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fetchApiPages } from "../src/registry/sources/fetch.js";
 import { findPostgresBin, startPostgres, type PostgresServer } from "../test/support/postgres.js";
-import { generatedServer, line, startFromYaml } from "./registry-common.js";
+import { generatedServer, line, peakRssMb, spawnRegistry } from "./registry-common.js";
 
 const COUNT = Number(process.env.BENCH_API_COUNT ?? 100_000);
 
@@ -44,43 +44,12 @@ if (process.argv[2] === "serve-upstream") {
   server.listen(0, "127.0.0.1", () => {
     process.send?.((server.address() as AddressInfo).port);
   });
-} else if (process.argv[2] === "serve-registry") {
-  // The registry server under test, alone in its process: argv[3] endpoint, argv[4] database.
-  const dir = mkdtempSync(join(tmpdir(), "bench-api-reg-"));
-  const server = await startFromYaml(
-    `
-sources:
-  - name: upstream
-    api: { endpoint: "${process.argv[3]}" }
-registries:
-  - name: default
-    sources: [upstream]
-auth: { mode: anonymous }
-database: ${process.argv[4]}
-`,
-    dir,
-  );
-  process.send?.(server.url);
-  process.once("SIGTERM", () => {
-    void server.close().then(() => {
-      rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    });
-  });
 } else {
   await main();
 }
 
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
-
 async function syncOnce(endpoint: string, store: string, database: string, floorS: number) {
   const t = performance.now();
-  // The real command from build/ when it is built (as `make bench` does), else through tsx.
-  const built = join(import.meta.dirname, "../build/src/cli/main.js");
   const cfgDir = mkdtempSync(join(tmpdir(), "bench-api-cfg-"));
   const cfg = join(cfgDir, "config.yaml");
   writeFileSync(
@@ -88,30 +57,9 @@ async function syncOnce(endpoint: string, store: string, database: string, floor
     `sources:\n  - name: upstream\n    api: { endpoint: "${endpoint}" }\nregistries:\n  - name: default\n    sources: [upstream]\nauth: { mode: anonymous }\ndatabase: ${database}\n`,
   );
   const heap = process.env.BENCH_HEAP ? [`--max-old-space-size=${process.env.BENCH_HEAP}`] : [];
-  const child = existsSync(built)
-    ? spawn(
-        process.execPath,
-        [...heap, built, "registry", "serve", "--config", cfg, "--port", "0"],
-        {
-          stdio: ["ignore", "pipe", "inherit"],
-        },
-      )
-    : fork(import.meta.filename, ["serve-registry", endpoint, database], {
-        execArgv: ["--import", "tsx", ...heap],
-        stdio: ["ignore", "pipe", "inherit", "ipc"],
-      });
-  const how = existsSync(built) ? "build/ command" : "tsx";
+  const registry = await spawnRegistry(cfg, heap);
+  const { child, url, how } = registry;
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout?.on("data", (d: Buffer) => {
-        out += d.toString();
-        const m = /"url":"(http:[^"]+)"/.exec(out);
-        if (m?.[1] !== undefined) resolve(m[1]);
-      });
-      child.once("message", (m) => resolve(m as string));
-      child.once("exit", (code) => reject(new Error(`registry exited with ${String(code)}`)));
-    });
     let status: { phase?: string; entryCount?: number; message?: string } = {};
     for (;;) {
       const r = (await (await fetch(`${url}/v1/sources/upstream`)).json()) as {
@@ -138,11 +86,10 @@ async function syncOnce(endpoint: string, store: string, database: string, floor
       Math.round(mb),
       "MB",
       mb / 300,
-      `peak RSS (VmHWM) of the registry server process (${how}); target < 300 MB, ratio < 1 meets it${store === "pglite" ? "; embedded store on a new data directory: its peak is PGlite's in-process initdb and V8 compiling PostgreSQL's SQL parser (raw_parser) to optimized code, about 575 MB of compiler memory for a moment; see docs/registry.md" : ""}`,
+      `peak RSS (VmHWM) of the registry server process (${how}); target < 300 MB, ratio < 1 meets it`,
     );
   } finally {
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
+    await registry.stop();
     rmSync(cfgDir, { recursive: true, force: true });
   }
 }
@@ -179,7 +126,7 @@ async function main(): Promise<void> {
     } else {
       console.log("bench: registry-api-sync-postgres skipped (no PostgreSQL binaries)");
     }
-    await syncOnce(endpoint, "pglite", `{ embedded: { dataDir: ${join(dir, "data")} } }`, floorS);
+    await syncOnce(endpoint, "sqlite", `{ embedded: { dataDir: ${join(dir, "data")} } }`, floorS);
   } finally {
     up.kill();
     await pg?.stop();

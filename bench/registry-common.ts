@@ -1,6 +1,7 @@
-// Shared parts of the registry benchmarks: generated catalogs, servers from config text and
-// an autocannon run.
-import { writeFileSync } from "node:fs";
+// Shared parts of the registry benchmarks: generated catalogs, servers from config text (in
+// process, or the real command in its own process), peak RSS and an autocannon run.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { pino } from "pino";
@@ -45,6 +46,65 @@ export async function startFromYaml(yaml: string, dir: string): Promise<Registry
     { ...parseConfig(yaml, path), path, baseDir: dir },
     { port: 0, log: pino({ level: "warn" }) },
   );
+}
+
+export interface RegistryProcess {
+  child: ChildProcess;
+  url: string;
+  /** What runs: the build/ command (as `make bench` builds it) or the sources through tsx. */
+  how: string;
+  stop(): Promise<void>;
+}
+
+/** `mcpfleet registry serve --config CONFIG --port 0` in its own process; resolves once it listens. */
+export async function spawnRegistry(
+  config: string,
+  nodeArgs: string[] = [],
+): Promise<RegistryProcess> {
+  const built = join(import.meta.dirname, "../build/src/cli/main.js");
+  const source = join(import.meta.dirname, "../src/cli/main.ts");
+  const useBuilt = existsSync(built);
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      ...(useBuilt ? [built] : ["--import", "tsx", source]),
+      "registry",
+      "serve",
+      "--config",
+      config,
+      "--port",
+      "0",
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout?.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = /"url":"(http:[^"]+)"/.exec(out);
+        if (m?.[1] !== undefined) resolve(m[1]);
+      });
+      child.once("exit", (code) => reject(new Error(`registry exited with ${String(code)}`)));
+    });
+    return { child, url, how: useBuilt ? "build/ command" : "tsx", stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Peak resident memory (VmHWM) of a process, in MB. */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
 export async function waitReady(url: string, timeoutMs = 600_000): Promise<void> {

@@ -1,29 +1,58 @@
 // (a) GET /{registry}/v0.1/servers on a registry of 10,000 entries (a generated upstream file
 // source), under autocannon, against a bare Fastify route serving the same page bytes in the
 // same run (the floor of this stack). On the embedded store and, when its binaries exist, on
-// PostgreSQL. Target ratio >= 0.5.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// PostgreSQL. Target ratio >= 0.5. Then uncached search: a different `search` term on every
+// request, so each one queries the store; target >= 2,000 req/s on each store. The registry
+// (the real command) and the floor each run in their own process, as in production, so that
+// neither shares its thread with the load generator.
+import { fork } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Fastify from "fastify";
 import { findPostgresBin, startPostgres, type PostgresServer } from "../test/support/postgres.js";
-import { line, load, startFromYaml, waitReady, writeCatalog } from "./registry-common.js";
+import { line, load, spawnRegistry, waitReady, writeCatalog } from "./registry-common.js";
 
 const ENTRIES = 10_000;
-const dir = mkdtempSync(join(tmpdir(), "bench-read-"));
-writeCatalog(join(dir, "catalog.json"), ENTRIES);
+const SEARCH_TARGET = 2000;
 
-async function bareFloor(body: Buffer): Promise<{ url: string; close: () => Promise<void> }> {
+if (process.argv[2] === "floor") {
+  // The floor: bare Fastify serving the bytes of the file argv[3].
+  const body = readFileSync(process.argv[3] ?? "");
   const app = Fastify();
   app.get("/page", (_req, reply) => {
     void reply.header("content-type", "application/json; charset=utf-8").send(body);
   });
-  const url = await app.listen({ host: "127.0.0.1", port: 0 });
-  return { url: `${url}/page`, close: () => app.close() };
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  process.send?.(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/page`);
+} else {
+  await main();
 }
 
-async function run(store: string, database: string): Promise<void> {
-  const server = await startFromYaml(
+async function bareFloor(bodyFile: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const child = fork(import.meta.filename, ["floor", bodyFile], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("message", (m) => resolve(m as string));
+    child.once("exit", (code) => reject(new Error(`floor exited with ${String(code)}`)));
+  });
+  return {
+    url,
+    close: async () => {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill();
+      await exited;
+    },
+  };
+}
+
+async function run(dir: string, store: string, database: string): Promise<void> {
+  const config = join(dir, `config-${store}.yaml`);
+  writeFileSync(
+    config,
     `
 sources:
   - name: catalog
@@ -35,13 +64,14 @@ registries:
 auth: { mode: anonymous }
 ${database}
 `,
-    dir,
   );
+  const server = await spawnRegistry(config);
   try {
     await waitReady(server.url);
     const url = `${server.url}/default/v0.1/servers`;
-    const body = Buffer.from(await (await fetch(url)).arrayBuffer());
-    const bare = await bareFloor(body);
+    const bodyFile = join(dir, "page.json");
+    writeFileSync(bodyFile, Buffer.from(await (await fetch(url)).arrayBuffer()));
+    const bare = await bareFloor(bodyFile);
     try {
       await load({ url: bare.url, duration: 1 });
       await load({ url, duration: 1 });
@@ -67,7 +97,6 @@ ${database}
       let n = 0;
       const miss = await load({
         url,
-        duration: 3,
         requests: [
           {
             setupRequest: (req) => ({
@@ -77,32 +106,38 @@ ${database}
           },
         ],
       });
+      if (miss.errors + miss.non2xx > 0)
+        throw new Error(`registry answered errors: ${JSON.stringify(miss)}`);
       line(
         `registry-get-servers-${store}-uncached`,
         Math.round(miss.rps),
         "req/s",
-        miss.rps / ours.rps,
-        "distinct search per request (store query each time) vs cached reads; informational",
+        miss.rps / SEARCH_TARGET,
+        `a distinct search per request on ${ENTRIES} entries (a store query each time; ${server.how}); target >= ${SEARCH_TARGET} req/s, ratio >= 1 meets it; cached reads ${Math.round(ours.rps)} req/s`,
       );
     } finally {
       await bare.close();
     }
   } finally {
-    await server.close();
+    await server.stop();
   }
 }
 
-let pg: PostgresServer | undefined;
-try {
-  await run("pglite", "database: { embedded: {} }");
-  if (findPostgresBin() !== undefined) {
-    pg = await startPostgres();
-    await pg.createDatabase("bench");
-    writeFileSync(join(dir, "app-pw"), pg.appPassword);
-    writeFileSync(join(dir, "mig-pw"), pg.migrationPassword);
-    await run(
-      "postgres",
-      `database:
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-read-"));
+  writeCatalog(join(dir, "catalog.json"), ENTRIES);
+  let pg: PostgresServer | undefined;
+  try {
+    await run(dir, "sqlite", "database: { embedded: {} }");
+    if (findPostgresBin() !== undefined) {
+      pg = await startPostgres();
+      await pg.createDatabase("bench");
+      writeFileSync(join(dir, "app-pw"), pg.appPassword);
+      writeFileSync(join(dir, "mig-pw"), pg.migrationPassword);
+      await run(
+        dir,
+        "postgres",
+        `database:
   host: 127.0.0.1
   port: ${pg.port}
   database: bench
@@ -111,11 +146,12 @@ try {
   passwordFile: app-pw
   migrationPasswordFile: mig-pw
   sslMode: disable`,
-    );
-  } else {
-    console.log("bench: registry-get-servers-postgres skipped (no PostgreSQL binaries)");
+      );
+    } else {
+      console.log("bench: registry-get-servers-postgres skipped (no PostgreSQL binaries)");
+    }
+  } finally {
+    await pg?.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
-} finally {
-  await pg?.stop();
-  rmSync(dir, { recursive: true, force: true });
 }

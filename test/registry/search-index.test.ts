@@ -2,7 +2,6 @@
 // answered through a trigram index on both stores (pg_trgm on PostgreSQL, FTS5's trigram
 // tokenizer on SQLite), with the same semantics: `%`, `_` and `"` in a term match themselves,
 // and terms shorter than a trigram still match.
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/registry/store/store.js";
 import { entry, storeFactories } from "./helpers.js";
@@ -36,22 +35,9 @@ for (const factory of storeFactories()) {
       const id = store.beginStaging();
       await store.stageBatch(id, entries);
       await store.commitStaging(id, "many", "h");
-      // Planner statistics, as autovacuum would gather them (on PostgreSQL only the owner, the
-      // migration user, may ANALYZE).
-      if (factory.lastOptions === undefined) {
-        await store.db.query(`ANALYZE`);
-      } else {
-        const o = factory.lastOptions();
-        const owner = new pg.Client({
-          host: o.host,
-          port: o.port,
-          database: o.database,
-          user: o.migrationUser,
-          password: o.migrationPassword,
-        });
-        await owner.connect();
-        await owner.query(`ANALYZE entries`).finally(() => owner.end());
-      }
+      // No ANALYZE: right after a sync the planner has no statistics on the new rows (and on
+      // PostgreSQL only the owner may gather them), which is when search must still use the
+      // index.
     });
     afterAll(async () => {
       await factory.teardown();
@@ -105,7 +91,7 @@ for (const factory of storeFactories()) {
       expect(await store.listEntries(["other"], { limit: 3, search: "sprockets" })).toEqual([]);
     });
 
-    it("plans a search through the trigram index", async () => {
+    it("plans a search through the trigram index without statistics", async () => {
       const params: unknown[] = [["many"]];
       const where = store.db.dialect.search("counts 100% of_the widgets", params);
       const explain = factory.driver === "sqlite" ? "EXPLAIN QUERY PLAN" : "EXPLAIN";
