@@ -13,15 +13,14 @@ import { objectName } from "./applier.js";
 import { type BackoffOptions, withBackoff } from "./backoff.js";
 import {
   type PlannedObject,
+  type Stage,
   STAGES,
   appliedByUs,
   entryRef,
-  objectHash,
-  ownerOfPlanned,
   planObjects,
   pruneCandidates,
-  withOwner,
 } from "./cluster-plan.js";
+import { ApplyRun } from "./apply-run.js";
 import { ResourceStatusWriter } from "./cluster-status.js";
 import { ROLLOUT_KINDS, waitForRollout, workloadName } from "./health.js";
 import { EventRecorder } from "./events.js";
@@ -361,144 +360,96 @@ export class ClusterApplier implements Applier {
     options: ApplyOptions,
   ): Promise<ApplyResult> {
     const dryRun = options.dryRun === true;
-    const resend = options.resend === true;
-    const resources = options.resources ?? [];
     const previous = await this.retry(() => this.inventory.read());
-    const prevEntries = previous?.entries ?? new Map<string, InventoryEntry>();
-    const next = new Map<string, InventoryEntry>();
-    const changes: ObjectChange[] = [];
-    let applied = 0;
-    let unchanged = 0;
-    const note = (c: ObjectChange) => {
-      changes.push(c);
-      if (c.action !== "unchanged") this.opts.onChange?.(c);
-    };
-
-    // What would be sent, stage by stage; owners' uids are known once their stage is done.
-    const pending: PlannedObject[] = [];
-    const hashes = new Map<string, string>();
-    const ownerOf = (p: PlannedObject) =>
-      ownerOfPlanned(p, (key) => next.get(key) ?? prevEntries.get(key));
-    const entryOf = (p: PlannedObject, hash: string, live?: LiveObject): InventoryEntry => {
-      const prev = prevEntries.get(p.key);
-      const uid = live?.metadata.uid ?? prev?.uid;
-      const generation = live?.metadata.generation ?? prev?.generation;
-      return {
-        apiVersion: p.object.apiVersion,
-        kind: p.object.kind,
-        ...(p.object.metadata.namespace !== undefined
-          ? { namespace: p.object.metadata.namespace }
-          : {}),
-        name: p.object.metadata.name,
-        hash,
-        ...(p.stage === "config" || p.stage === "resources"
-          ? {
-              ...(uid !== undefined ? { uid } : {}),
-              ...(generation !== undefined ? { generation } : {}),
-            }
-          : {}),
-      };
-    };
-
-    // Before writing anything, record every object about to be written (hash "" until it is
-    // confirmed): a controller stopped mid-apply leaves no object outside the inventory.
-    const needsWrite = (p: PlannedObject, sent: KubeObject): boolean => {
-      const h = objectHash(sent);
-      hashes.set(p.key, h);
-      const prev = prevEntries.get(p.key);
-      return (
-        resend ||
-        prev === undefined ||
-        prev.hash !== h ||
-        (p.owner !== undefined && ownerOf(p) === undefined)
-      );
-    };
-    const firstPass = plan.filter((p) => needsWrite(p, withOwner(p.object, ownerOf(p))));
-    if (!dryRun && firstPass.length > 0) {
-      const provisional = new Map(prevEntries);
-      for (const p of firstPass) {
-        if (!provisional.has(p.key)) provisional.set(p.key, { ...entryOf(p, ""), hash: "" });
-      }
-      if (!sameEntries(provisional, prevEntries)) {
+    const run = new ApplyRun(previous?.entries ?? new Map<string, InventoryEntry>(), {
+      resend: options.resend === true,
+      ...(this.opts.onChange !== undefined ? { onChange: this.opts.onChange } : {}),
+    });
+    if (!dryRun) {
+      const provisional = run.provisional(plan);
+      if (!sameEntries(provisional, run.previous)) {
         await this.retry(() =>
           this.inventory.write({ revision: previous?.revision ?? "", entries: provisional }),
         );
       }
     }
-
-    for (const stage of STAGES) {
-      const items = plan.filter((p) => p.stage === stage);
-      pending.length = 0;
-      for (const p of items) {
-        const sent = withOwner(p.object, ownerOf(p));
-        if (needsWrite(p, sent)) pending.push(p);
-        else {
-          next.set(p.key, entryOf(p, hashes.get(p.key) ?? ""));
-          unchanged++;
-          changes.push({ object: objectName(p.object), action: "unchanged" });
-        }
-      }
-      if (this.opts.stopping?.() === true && pending.length > 0) {
-        throw new McpfleetError("ERR_INTERRUPTED", `stopped before applying the ${stage} stage`);
-      }
-      // Bindings after everything else of the stage: the API server checks that whoever creates
-      // a RoleBinding holds the permissions of its Role, and refuses it while the Role is not
-      // there yet (unless the writer may do anything, as a cluster admin may).
-      const isBinding = (p: PlannedObject) => p.object.kind === "RoleBinding";
-      for (const batch of [pending.filter((p) => !isBinding(p)), pending.filter(isBinding)]) {
-        await eachLimit(batch, this.opts.concurrency ?? 16, async (p) => {
-          const sent = withOwner(p.object, ownerOf(p));
-          const { live, recreated } = await this.send(sent, dryRun);
-          const existed = prevEntries.has(p.key);
-          const h = objectHash(sent);
-          next.set(p.key, entryOf(p, h, live));
-          applied++;
-          note({
-            object: objectName(p.object) + (recreated !== undefined ? ` (${recreated})` : ""),
-            action: recreated !== undefined ? "recreated" : existed ? "configured" : "created",
-          });
-        });
-      }
-      if (stage === "crds" && !dryRun) {
-        for (const p of pending) await this.waitEstablished(p.object);
-      }
-    }
-    await this.ensureHmacSecrets(resources, dryRun);
+    // Stage by stage: owners' uids are known once their stage is done.
+    for (const stage of STAGES) await this.applyStage(run, plan, stage, dryRun);
+    await this.ensureHmacSecrets(options.resources ?? [], dryRun);
 
     // Prune: previous inventory entries the revision no longer renders.
-    const gone = pruneCandidates(prevEntries, next);
+    const gone = pruneCandidates(run.previous, run.next);
+    const kept = new Map(run.next);
     let pruned = 0;
-    const kept = new Map(next);
-    if (this.opts.prune) {
-      for (const [, e] of gone) {
-        const ref = entryRef(e);
-        let live: LiveObject | undefined;
-        try {
-          live = await this.retry(() => this.writer.get(ref));
-        } catch (err) {
-          // Recorded before a write that was then refused (hash ""): whoever may not read it
-          // never wrote it, so there is nothing of ours to delete.
-          if (e.hash === "" && err instanceof KubeApiError && err.status === 403) continue;
-          throw apiFailure(ref, err);
-        }
-        if (live === undefined) continue;
-        if (!appliedByUs(live, this.opts.fieldManager)) continue;
-        if (!dryRun) {
-          this.fence();
-          await this.retry(() => this.writer.delete(ref)).catch((err: unknown) => {
-            throw apiFailure(ref, err);
-          });
-        }
-        pruned++;
-        note({ object: objectName(ref), action: "pruned" });
-      }
-    } else {
-      // Without prune, leftovers stay recorded so a later --prune can still remove them.
-      for (const [k, e] of gone) kept.set(k, e);
-    }
-    if (!dryRun && (!sameEntries(kept, prevEntries) || previous === undefined)) {
+    if (this.opts.prune) pruned = await this.prune(gone, run, dryRun);
+    // Without prune, leftovers stay recorded so a later --prune can still remove them.
+    else for (const [k, e] of gone) kept.set(k, e);
+    if (!dryRun && (!sameEntries(kept, run.previous) || previous === undefined)) {
       await this.retry(() => this.inventory.write({ revision: revision.commit, entries: kept }));
     }
-    return { applied, unchanged, pruned, changes };
+    return { applied: run.applied, unchanged: run.unchanged, pruned, changes: run.changes };
+  }
+
+  /** Sends what changed of one stage (CRDs: and waits until they are Established). */
+  private async applyStage(
+    run: ApplyRun,
+    plan: readonly PlannedObject[],
+    stage: Stage,
+    dryRun: boolean,
+  ): Promise<void> {
+    const pending: PlannedObject[] = [];
+    for (const p of plan) {
+      if (p.stage !== stage) continue;
+      if (run.needsWrite(p)) pending.push(p);
+      else run.keepUnchanged(p);
+    }
+    if (this.opts.stopping?.() === true && pending.length > 0) {
+      throw new McpfleetError("ERR_INTERRUPTED", `stopped before applying the ${stage} stage`);
+    }
+    // Bindings after everything else of the stage: the API server checks that whoever creates
+    // a RoleBinding holds the permissions of its Role, and refuses it while the Role is not
+    // there yet (unless the writer may do anything, as a cluster admin may).
+    const isBinding = (p: PlannedObject) => p.object.kind === "RoleBinding";
+    for (const batch of [pending.filter((p) => !isBinding(p)), pending.filter(isBinding)]) {
+      await eachLimit(batch, this.opts.concurrency ?? 16, async (p) => {
+        const sent = run.sent(p);
+        const { live, recreated } = await this.send(sent, dryRun);
+        run.written(p, sent, live, recreated);
+      });
+    }
+    if (stage === "crds" && !dryRun) {
+      for (const p of pending) await this.waitEstablished(p.object);
+    }
+  }
+
+  /** Deletes what the revision no longer renders and we still own; returns how many. */
+  private async prune(
+    gone: readonly [string, InventoryEntry][],
+    run: ApplyRun,
+    dryRun: boolean,
+  ): Promise<number> {
+    let pruned = 0;
+    for (const [, e] of gone) {
+      const ref = entryRef(e);
+      let live: LiveObject | undefined;
+      try {
+        live = await this.retry(() => this.writer.get(ref));
+      } catch (err) {
+        // Recorded before a write that was then refused (hash ""): whoever may not read it
+        // never wrote it, so there is nothing of ours to delete.
+        if (e.hash === "" && err instanceof KubeApiError && err.status === 403) continue;
+        throw apiFailure(ref, err);
+      }
+      if (live === undefined || !appliedByUs(live, this.opts.fieldManager)) continue;
+      if (!dryRun) {
+        this.fence();
+        await this.retry(() => this.writer.delete(ref)).catch((err: unknown) => {
+          throw apiFailure(ref, err);
+        });
+      }
+      pruned++;
+      run.note({ object: objectName(ref), action: "pruned" });
+    }
+    return pruned;
   }
 }
