@@ -128,7 +128,7 @@ export class ImagePolicyApplier implements Applier {
   private readonly inner: PolicyTarget;
   private readonly client: KubeClient;
   private readonly opts: ImagePolicyOptions;
-  readonly catalogs: RegistryCatalogs;
+  private readonly catalogs: RegistryCatalogs;
   private verdicts: Verdicts = new Map();
   /** Refusals recorded as Events, by resource key: the message recorded. */
   private readonly recorded = new Map<string, string>();
@@ -148,11 +148,6 @@ export class ImagePolicyApplier implements Applier {
 
   get warnings() {
     return this.inner.warnings;
-  }
-
-  /** The verdict of the MCPServer with resource key `key`, as last judged. */
-  verdict(key: string): ImageVerdict | undefined {
-    return this.verdicts.get(key);
   }
 
   async apply(
