@@ -2,7 +2,8 @@
 // server until SIGTERM or SIGINT, then shuts down gracefully.
 import { parseCommandArgs, usageError } from "./args.js";
 import { parseDuration } from "../duration.js";
-import { loadConfigFile } from "../registry/config/load.js";
+import { loadConfigFile, missingFiles } from "../registry/config/load.js";
+import { DEFAULT_OPTIONS, exitCode, formatReport, validatePaths } from "../validate/index.js";
 import { RegistryServer } from "../registry/server.js";
 
 const USAGE = `Usage: mcpfleet registry serve --config FILE [options]
@@ -16,7 +17,9 @@ Options:
   --first-sync-deadline DUR
                            /readiness waits for the first sync of every source at most this
                            long after start (default 2m)
-  --check                  validate the configuration and exit
+  --check                  validate the configuration as \`mcpfleet validate --registry-config\`
+                           does (unknown fields warned about, as serve ignores them), check
+                           that file sources' files exist, and exit (1 on an error)
   -h, --help               show this help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -66,12 +69,8 @@ export async function main(argv: string[]): Promise<number> {
   };
   const requestTimeoutMs = duration("request-timeout");
   const firstSyncDeadlineMs = duration("first-sync-deadline");
+  if (values.check === true) return check(values.config);
   const loaded = loadConfigFile(values.config);
-  if (values.check === true) {
-    for (const w of loaded.warnings) console.error(`warning: ${w}`);
-    console.log(`${values.config}: valid`);
-    return 0;
-  }
   const server = await RegistryServer.start(loaded, {
     ...(values.address !== undefined ? { address: values.address } : {}),
     port,
@@ -90,5 +89,26 @@ export async function main(argv: string[]): Promise<number> {
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
+  return 0;
+}
+
+/**
+ * `--check`: the diagnostics of `mcpfleet validate --registry-config` on the file (positions,
+ * each undefined source named), then what only the server can see: whether file sources exist.
+ */
+async function check(path: string): Promise<number> {
+  const report = await validatePaths([path], {
+    ...DEFAULT_OPTIONS,
+    registryConfig: true,
+    unknownFields: "warn",
+  });
+  const text = formatReport(report, "text", { summary: false, color: false });
+  if (text !== "") process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  const code = exitCode(report);
+  if (code !== 0) return code;
+  const missing = missingFiles(loadConfigFile(path), path);
+  for (const m of missing) console.log(m);
+  if (missing.length > 0) return 1;
+  console.log(`${path}: valid`);
   return 0;
 }

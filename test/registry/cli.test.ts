@@ -64,13 +64,40 @@ describe("mcpfleet registry serve", () => {
           encoding: "utf8",
         },
       );
+      // The diagnostics of `validate --registry-config`: line and column, the source named.
       expect(r.status).toBe(1);
-      expect(r.stderr).toContain(`${cfg}:1: /auth: auth is required`);
-      expect(r.stderr).toContain(
-        `${cfg}:5: /registries: every source a registry names must be defined`,
+      const validate = spawnSync(
+        NODE[0] as string,
+        [...NODE.slice(1), "validate", "--registry-config", "--unknown-fields=warn", cfg],
+        { encoding: "utf8" },
       );
-      // One line a problem, for a person: no error code appended.
-      expect(r.stderr).not.toContain("(ERR_");
+      expect(r.stdout).toBe(validate.stdout);
+      expect(r.stdout).toMatch(new RegExp(`${cfg}:\\d+:\\d+: .*/auth`));
+      expect(r.stdout).toContain(
+        `${cfg}:6:15: RegistryServerConfig/-/bad: /registries/0/sources/0: registry "r" names source "b", which is not defined in sources`,
+      );
+      // A file source whose file is not there.
+      writeFileSync(
+        cfg,
+        "sources:\n  - name: a\n    file: { path: gone.json }\nregistries:\n  - name: r\n    sources: [a]\nauth: { mode: anonymous }\n",
+      );
+      const missing = spawnSync(
+        NODE[0] as string,
+        [...NODE.slice(1), "registry", "serve", "--config", cfg, "--check"],
+        { encoding: "utf8" },
+      );
+      expect(missing.status).toBe(1);
+      expect(missing.stdout).toContain(
+        `${cfg}:3:19: /sources/0/file/path: source "a" reads gone.json, which does not exist`,
+      );
+      writeFileSync(join(dir, "gone.json"), '{"servers": []}');
+      const ok = spawnSync(
+        NODE[0] as string,
+        [...NODE.slice(1), "registry", "serve", "--config", cfg, "--check"],
+        { encoding: "utf8" },
+      );
+      expect(ok.stdout).toContain(`${cfg}: valid`);
+      expect(ok.status).toBe(0);
       const usage = spawnSync(NODE[0] as string, [...NODE.slice(1), "registry", "serve"], {
         encoding: "utf8",
       });
