@@ -178,9 +178,17 @@ interface EntryHeader {
 function inflatePrefix(read: (n: number) => Buffer, want: number, available: number): Buffer {
   for (let n = 64; ; n *= 4) {
     const chunk = read(Math.min(n, available));
-    const out = inflateSync(chunk, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    const out = inflateSync(chunk, { finishFlush: zlibConstants.Z_SYNC_FLUSH, chunkSize: 1024 });
     if (out.length >= want || chunk.length >= available) return out;
   }
+}
+
+/**
+ * zlib's output buffer for an object of `size` bytes: room for all of it in one (zlib's default
+ * is 16 KiB for every call, most of it wasted on small objects), within zlib's bounds.
+ */
+function chunkFor(size: number): number {
+  return Math.min(Math.max(size + 64, 64), 1024 * 1024);
 }
 
 /** Reads a delta's little-endian base-128 size at `pos`. */
@@ -368,7 +376,10 @@ export class ObjectStore {
 
   private readLoose(file: string, size: number): Buffer {
     const { headerLength } = this.looseHeader(file);
-    const all = inflateSync(fs.readFileSync(file), { maxOutputLength: headerLength + size });
+    const all = inflateSync(fs.readFileSync(file), {
+      maxOutputLength: headerLength + size,
+      chunkSize: chunkFor(headerLength + size),
+    });
     this.inflatedBytes += all.length;
     const body = all.subarray(headerLength);
     if (body.length !== size) throw corrupt(`${file}: size does not match its header`);
@@ -439,13 +450,17 @@ export class ObjectStore {
       throw new ObjectTooLargeError(`at ${pack.packPath}:${offset}`, h.size, this.maxObject);
     }
     const compressed = entry.subarray(h.data - offset);
-    const out = inflateSync(compressed, { maxOutputLength: Math.max(1, h.size) });
+    const out = inflateSync(compressed, {
+      maxOutputLength: Math.max(1, h.size),
+      chunkSize: chunkFor(h.size),
+    });
     this.inflatedBytes += out.length;
     if (out.length !== h.size) throw corrupt(`${pack.packPath}: object at ${offset} has bad size`);
     return out;
   }
 
-  private readPacked(pack: Pack, offset: number): Buffer {
+  /** A packed object; `base`: read as a delta's base, kept for the deltas read next. */
+  private readPacked(pack: Pack, offset: number, base = false): Buffer {
     const key = `${pack.packPath}:${offset}`;
     const cached = this.bases.get(key);
     if (cached !== undefined) return cached;
@@ -454,21 +469,21 @@ export class ObjectStore {
     const h = this.entryHeader(pack, offset, entry);
     const data = this.inflateEntry(pack, offset, h, entry);
     if (h.base === undefined) {
-      this.remember(key, data);
+      if (base) this.remember(key, data);
       return data;
     }
-    let base: Buffer;
+    let source: Buffer;
     if ("offset" in h.base) {
-      base = this.readPacked(pack, h.base.offset);
+      source = this.readPacked(pack, h.base.offset, true);
     } else {
-      base = this.at(h.base.oid, (where) =>
+      source = this.at(h.base.oid, (where) =>
         "loose" in where
           ? this.readLoose(where.loose, this.looseHeader(where.loose).info.size)
-          : this.readPacked(where.pack, where.offset),
+          : this.readPacked(where.pack, where.offset, true),
       );
     }
-    const out = applyDelta(base, data);
-    this.remember(key, out);
+    const out = applyDelta(source, data);
+    if (base) this.remember(key, out);
     return out;
   }
 
