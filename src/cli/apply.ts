@@ -21,6 +21,8 @@ Nothing is applied when any file is invalid. Exit 0 applied, 1 invalid or failed
                                to no server; server (also a bare --dry-run): the API server runs
                                every admission step and reports what would change; writes nothing
       --force-recreate         delete and recreate objects whose immutable fields changed
+      --wait-timeout DURATION  then wait this long for the Deployments and StatefulSets to roll
+                               out (as kubectl rollout status); not rolled out in time: exit 1
   -o, --output text|json       text lines (default), or one JSON document of every change
 ${CLUSTER_OPTIONS}`;
 
@@ -63,6 +65,7 @@ export async function runApply(
     prune: config.prune,
     forceRecreate: config.forceRecreate,
     ...(config.controllerNamespace !== undefined ? { namespace: config.controllerNamespace } : {}),
+    ...(config.waitTimeoutMs !== undefined ? { waitTimeoutMs: config.waitTimeoutMs } : {}),
   };
   const client: KubeClient = clusterClient(cluster);
   const dryRun = config.dryRun === "server";
@@ -99,6 +102,12 @@ export async function runApply(
       io.out(JSON.stringify({ dryRun: config.dryRun, ...result }, null, 2));
       io.err(summary);
     } else io.out(summary);
+    const notReady = result.notReady ?? [];
+    for (const n of notReady) io.err(`${n.object} not rolled out: ${n.message} (${n.reason})`);
+    if (notReady.length > 0) {
+      io.err(`${notReady.length} workload(s) did not roll out within --wait-timeout`);
+      return 1;
+    }
     return 0;
   } catch (err) {
     progress.done();

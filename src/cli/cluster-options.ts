@@ -1,6 +1,7 @@
 // Command-line options `mcpfleet apply` and `mcpfleet diff` share, with kubectl's habits: files
 // by -f/--filename or as arguments, --kubeconfig, --context, -n, --dry-run=none|client|server.
 import type { ControllerObject } from "../controller/operations.js";
+import { parseInterval } from "../controller/schedule.js";
 import { clusterClient, controllerNamespace } from "../controller/targets.js";
 import { parseCommandArgs, usageError } from "./args.js";
 
@@ -20,6 +21,8 @@ export interface ClusterCommandConfig {
   output: "text" | "json";
   /** -v: show each retry of an API request. */
   verbose: boolean;
+  /** --wait-timeout: how long apply waits for Deployments and StatefulSets to roll out (ms). */
+  waitTimeoutMs?: number;
 }
 
 /**
@@ -92,6 +95,7 @@ export function parseClusterCommand(
       namespace: { type: "string", short: "n", default: "default" },
       output: { type: "string", short: "o", default: "text" },
       verbose: { type: "boolean", short: "v", default: false },
+      "wait-timeout": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -113,6 +117,14 @@ export function parseClusterCommand(
   if (v.output !== "text" && v.output !== "json") {
     throw usageError(command, `-o must be text or json, not "${v.output}"`);
   }
+  let waitTimeoutMs: number | undefined;
+  if (v["wait-timeout"] !== undefined && v["wait-timeout"] !== "0") {
+    try {
+      waitTimeoutMs = parseInterval(v["wait-timeout"], "--wait-timeout");
+    } catch (err) {
+      throw usageError(command, (err as Error).message);
+    }
+  }
   return {
     paths,
     ...(v.kubeconfig !== undefined ? { kubeconfig: v.kubeconfig } : {}),
@@ -127,6 +139,7 @@ export function parseClusterCommand(
       : {}),
     output: v.output,
     verbose: v.verbose,
+    ...(waitTimeoutMs !== undefined ? { waitTimeoutMs } : {}),
   };
 }
 

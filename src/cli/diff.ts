@@ -28,8 +28,11 @@ export async function runDiff(
 ): Promise<number> {
   const config = parseClusterCommand("diff", argv, USAGE);
   if (config === undefined) return 0;
-  if (config.dryRun !== "none" || config.output !== "text") {
-    throw usageError("diff", "--dry-run and -o are apply's options; diff never writes");
+  if (config.dryRun !== "none" || config.output !== "text" || config.waitTimeoutMs !== undefined) {
+    throw usageError(
+      "diff",
+      "--dry-run, -o and --wait-timeout are apply's options; diff never writes",
+    );
   }
   const client = clusterClient({
     ...(config.kubeconfig !== undefined ? { kubeconfig: config.kubeconfig } : {}),

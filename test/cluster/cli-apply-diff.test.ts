@@ -74,6 +74,21 @@ describe.skipIf(noCluster())("mcpfleet apply on the API server", () => {
     expect(await names("MCPServer", ns)).toEqual(["fetch"]);
   }, 60_000);
 
+  it("--wait-timeout: Pods that never start (no kubelet here) are named, exit 1", async () => {
+    const file = join(EXAMPLES, "mcpserver-streamable-http.yaml");
+    const waited = await apply([file, "--wait-timeout", "1s"]);
+    expect(waited.out).toContain(`Deployment ${ns}/fetch created`);
+    expect(waited.err).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^Deployment ${ns}/fetch not rolled out: .+ \\(RolloutTimeout\\)$`),
+      ),
+    );
+    expect(waited.err.at(-1)).toBe("1 workload(s) did not roll out within --wait-timeout");
+    expect(waited.code).toBe(1);
+    const refused = await diff([file, "--wait-timeout", "1s"]).catch((e: Error) => e);
+    expect((refused as Error).message).toMatch(/--wait-timeout are apply's options/);
+  });
+
   it("applies nothing when a file is invalid and exits 1", async () => {
     const dir = tmp("apply-bad");
     mkdirSync(dir, { recursive: true });
