@@ -8,7 +8,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { KubeClient } from "../../src/controller/kube-client.js";
 import type { SyncOutcome } from "../../src/controller/reconciler.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
-import { commitFiles, tmp } from "../controller/helpers.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { EXAMPLES, commitFiles, tmp } from "../controller/helpers.js";
 import { makeRepo } from "../support/git-server.js";
 import { harness, testNamespace } from "./controller-harness.js";
 import { client, installCrds } from "./helpers.js";
@@ -153,4 +155,56 @@ describe.skipIf(noCluster())("waiting for the rollout of what a revision applied
     expect(condition(status, "Stalled")).toMatchObject({ status: "False" });
     h.close();
   }, 120_000);
+
+  it("a StatefulSet counts once its replicas are ready on the current revision", async () => {
+    // This control plane runs no StatefulSet controller: the test writes its status as that
+    // controller would, first mid-rollout (an old revision still current), then done.
+    const ns = testNamespace(clusterKubeconfig()!, "health-sts");
+    const repo = tmp("health-sts-repo");
+    makeRepo(repo, {
+      "fleet/embeddings.yaml": readFileSync(
+        join(EXAMPLES, "embeddingserver-embeddings.yaml"),
+        "utf8",
+      ),
+    });
+    const h = harness(clusterKubeconfig()!, repo, ns, { waitTimeoutMs: 60_000, rolloutPollMs: 50 });
+    let settled = false;
+    const syncing = h.reconciler.sync().finally(() => (settled = true));
+    let sts;
+    for (;;) {
+      sts = (await h.list("StatefulSet"))[0];
+      if (sts !== undefined) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const ref = { apiVersion: "apps/v1", kind: "StatefulSet", metadata: sts.metadata };
+    const base = {
+      observedGeneration: sts.metadata.generation,
+      replicas: 2,
+      readyReplicas: 2,
+      updatedReplicas: 2,
+      updateRevision: "embeddings-2",
+    };
+    await admin.mergePatch(
+      ref,
+      { status: { ...base, currentRevision: "embeddings-1" } },
+      {
+        subresource: "status",
+      },
+    );
+    await new Promise((r) => setTimeout(r, 300)); // a few polls see it mid-rollout
+    expect(settled).toBe(false);
+    await admin.mergePatch(
+      ref,
+      { status: { ...base, currentRevision: "embeddings-2" } },
+      {
+        subresource: "status",
+      },
+    );
+    const outcome = await syncing;
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ kind: "applied" });
+    const server = (await h.get("EmbeddingServer", "embeddings"))?.status as ServerStatus;
+    expect(condition(server, "Stalled")).toMatchObject({ status: "False" });
+    expect(condition(server, "Ready")).toMatchObject({ status: "True" });
+    h.close();
+  }, 90_000);
 });
