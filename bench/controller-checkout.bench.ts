@@ -4,6 +4,7 @@
 // same directory as a user runs it; a 1,500-deep directory holding one file (target < 2 s); and
 // the memory a 200 MB file beside the resources costs (target: none, as it is never inflated).
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,17 +65,16 @@ try {
   // First, while this process is small: the peak memory a 200 MB file adds to a new revision.
   const bigWork = join(dir, "big");
   makeRepo(bigWork, { "fleet/tools.yaml": toolConfig(0) });
+  gitCmd(bigWork, "gc", "-q");
   const big = controller(bigWork, "big");
   await timedSync(big);
   mkdirSync(join(bigWork, "fleet/data"), { recursive: true });
   const fd = openSync(join(bigWork, "fleet/data/model.bin"), "w");
-  const chunk = Buffer.alloc(1024 * 1024);
-  for (let i = 0; i < BIG_MB; i++) {
-    chunk.writeUInt32LE(i, 0); // not one repeated block, so every megabyte is its own data
-    writeSync(fd, chunk);
-  }
+  // Random bytes: the pack holds all 200 MB, as it would for a model or an archive.
+  for (let i = 0; i < BIG_MB; i++) writeSync(fd, randomBytes(1024 * 1024));
   closeSync(fd);
   commitFiles(bigWork, { "fleet/tools.yaml": toolConfig(1) }, "add a large file");
+  gitCmd(bigWork, "gc", "-q");
   const before = peakMb();
   const bigSeconds = await timedSync(big);
   const grown = peakMb() - before;

@@ -109,6 +109,17 @@ class Pack {
     return undefined;
   }
 
+  /** The ids in this pack starting with `prefix` (hex). */
+  withPrefix(prefix: string): string[] {
+    const first = Number.parseInt(prefix.slice(0, 2), 16);
+    const out: string[] = [];
+    for (let i = first === 0 ? 0 : this.fanout[first - 1]!; i < this.fanout[first]!; i++) {
+      const oid = this.shaAt(i).toString("hex");
+      if (oid.startsWith(prefix)) out.push(oid);
+    }
+    return out;
+  }
+
   /** Where the object at `offset` ends: the next object's offset, or the pack's trailer. */
   end(offset: number): number {
     if (this.ends === undefined) {
@@ -321,6 +332,29 @@ export class ObjectStore {
       this.loose.clear();
       return use(this.locate(oid, false));
     }
+  }
+
+  /** True when the object is here (its header readable), of `type` when one is given. */
+  has(oid: string, type?: ObjectType): boolean {
+    try {
+      const info = this.info(oid);
+      return type === undefined || info.type === type;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The ids of the objects here that start with `prefix` (hex, at least 4 digits). */
+  expand(prefix: string): string[] {
+    if (!/^[0-9a-f]{4,40}$/.test(prefix)) return [];
+    const found = new Set<string>();
+    const fan = prefix.slice(0, 2);
+    this.looseFile(`${prefix}${"0".repeat(40 - prefix.length)}`); // lists the fan-out directory
+    for (const name of this.loose.get(fan) ?? []) {
+      if (`${fan}${name}`.startsWith(prefix)) found.add(`${fan}${name}`);
+    }
+    for (const pack of this.allPacks()) for (const oid of pack.withPrefix(prefix)) found.add(oid);
+    return [...found].sort();
   }
 
   /** Type and size of an object, from its header only. */

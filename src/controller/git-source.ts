@@ -300,39 +300,45 @@ export class GitSource {
     );
   }
 
+  /**
+   * Runs `use` on the repository's object store (read by position: a pack holding a large file
+   * is not loaded to read one commit of it, as isomorphic-git would).
+   */
+  private withStore<T>(use: (store: ObjectStore) => T): T {
+    const store = new ObjectStore(this.gitdir);
+    try {
+      return use(store);
+    } finally {
+      store.close();
+    }
+  }
+
   /** Peels annotated tags down to the commit they name. */
-  private async peel(oid: string): Promise<string> {
-    let current = oid;
-    for (let i = 0; i < 10; i++) {
-      const { type, object } = await git.readObject({
-        fs,
-        gitdir: this.gitdir,
-        oid: current,
-        format: "parsed",
-      });
-      if (type === "commit") return current;
-      if (type !== "tag") throw new McpfleetError("ERR_GIT_FAILED", `${oid} is not a commit`);
-      current = (object as { object: string }).object;
-    }
-    throw new McpfleetError("ERR_GIT_FAILED", `${oid}: tag chain too long`);
+  private peel(oid: string): string {
+    return this.withStore((store) => {
+      let current = oid;
+      for (let i = 0; i < 10; i++) {
+        const { type } = store.info(current);
+        if (type === "commit") return current;
+        if (type !== "tag") throw new McpfleetError("ERR_GIT_FAILED", `${oid} is not a commit`);
+        const m = /^object ([0-9a-f]{40})$/m.exec(store.read(current, "tag").toString("utf8"));
+        if (m === null) throw new McpfleetError("ERR_GIT_FAILED", `tag ${current} names no object`);
+        current = m[1]!;
+      }
+      throw new McpfleetError("ERR_GIT_FAILED", `${oid}: tag chain too long`);
+    });
   }
 
-  private async hasCommit(oid: string): Promise<boolean> {
-    try {
-      await git.readCommit({ fs, gitdir: this.gitdir, oid });
-      return true;
-    } catch {
-      return false;
-    }
+  private hasCommit(oid: string): boolean {
+    return this.withStore((store) => store.has(oid, "commit"));
   }
 
-  private async expandCommit(short: string): Promise<string | undefined> {
-    try {
-      const oid = await git.expandOid({ fs, gitdir: this.gitdir, oid: short });
-      return (await this.hasCommit(oid)) ? oid : undefined;
-    } catch {
-      return undefined;
-    }
+  /** The commit an abbreviated id names, when exactly one commit here starts with it. */
+  private expandCommit(short: string): string | undefined {
+    return this.withStore((store) => {
+      const commits = store.expand(short).filter((oid) => store.has(oid, "commit"));
+      return commits.length === 1 ? commits[0] : undefined;
+    });
   }
 
   private async resolveLocal(): Promise<string> {
@@ -341,7 +347,7 @@ export class GitSource {
     }
     const ref = this.opts.ref;
     if ("commit" in ref) {
-      const oid = await this.expandCommit(ref.commit);
+      const oid = this.expandCommit(ref.commit);
       if (oid === undefined) throw this.notFound(`commit ${ref.commit}`);
       return oid;
     }
@@ -471,25 +477,25 @@ export class GitSource {
     const ref = this.opts.ref;
     if ("commit" in ref) {
       // A pinned commit never changes: once it is here, no request is made at all.
-      const have = await this.expandCommit(ref.commit);
+      const have = this.expandCommit(ref.commit);
       if (have !== undefined) return have;
       // Servers rarely allow fetching an arbitrary SHA, so fetch history until it shows up.
       await this.fetch({ singleBranch: true });
-      const viaHead = await this.expandCommit(ref.commit);
+      const viaHead = this.expandCommit(ref.commit);
       if (viaHead !== undefined) return viaHead;
       await this.fetch({ singleBranch: false });
-      const any = await this.expandCommit(ref.commit);
+      const any = this.expandCommit(ref.commit);
       if (any === undefined) throw this.notFound(`commit ${ref.commit}`);
       return any;
     }
     const adv = await this.advertised();
     if (adv === undefined) throw this.notFound(this.refName);
-    if (SHA.test(adv.oid) && (await this.hasCommit(adv.oid))) return adv.oid;
+    if (SHA.test(adv.oid) && this.hasCommit(adv.oid)) return adv.oid;
     // Only the tip is needed to render it: fetch shallowly. A force-push (the tip moved
     // backwards or sideways) is just another tip.
     const fetchRef = "branch" in ref ? ref.branch : "tag" in ref ? ref.tag : adv.ref;
     const fetched = await this.fetch({ ref: fetchRef, depth: 1, singleBranch: true });
-    if (!(await this.hasCommit(adv.oid))) {
+    if (!this.hasCommit(adv.oid)) {
       // The ref moved between the listing and the fetch; take what was fetched.
       if (fetched === null) throw this.notFound(this.refName);
       return this.peel(fetched);
