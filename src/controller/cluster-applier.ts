@@ -311,6 +311,8 @@ export class ClusterApplier implements Applier {
           entries,
           health,
         };
+        // The rollout wait may have outlasted this replica's leadership.
+        this.fence();
         result.statuses = await this.retry(() =>
           this.status.write(last.resources, last.owners, last.entries, { health }),
         );
