@@ -169,6 +169,14 @@ export class SshTransport {
   ): Promise<void> {
     await this.run(
       [
+        // Every fetch one pack and no background gc: the cache is bounded as the HTTP path's
+        // is (dropped past a number of packs), and nothing repacks it while it is read.
+        "-c",
+        "fetch.unpackLimit=1",
+        "-c",
+        "gc.auto=0",
+        "-c",
+        "maintenance.auto=false",
         `--git-dir=${gitdir}`,
         "fetch",
         "--quiet",

@@ -2,7 +2,14 @@
 // loopback port, with a throwaway host key and a bare repository: deploy keys, strict host-key
 // checking, errors that say what is wrong, and the deadline and cancellation of a fetch.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { userInfo } from "node:os";
 import { join } from "node:path";
@@ -148,7 +155,8 @@ describe.runIf(SSHD !== undefined)("GitSource over SSH (OpenSSH sshd)", () => {
     });
 
   it("fetches with a deploy key, follows new commits, tags and pinned commits", async () => {
-    const src = source();
+    const cacheDir = tmp("ssh-cache");
+    const src = source({ cacheDir });
     const rev = await src.resolve();
     expect(rev.commit).toBe(first);
     expect((await src.checkout(rev)).files).toEqual([{ name: "fleet/a.yaml", text: SERVER }]);
@@ -163,6 +171,12 @@ describe.runIf(SSHD !== undefined)("GitSource over SSH (OpenSSH sshd)", () => {
     const before = src.fetches;
     expect((await src.resolve()).commit).toBe(second);
     expect(src.fetches - before).toBe(1);
+
+    // Each fetch is one pack (no loose objects), so the cache is bounded by its pack count.
+    const [repo] = readdirSync(join(cacheDir, "repos"));
+    const counts = gitCmd(join(cacheDir, "repos", repo!), "count-objects", "-v");
+    expect(counts).toMatch(/^count: 0$/m);
+    expect(counts).toMatch(/^packs: 2$/m);
 
     expect((await source({ ref: { tag: "v1" } }).resolve()).commit).toBe(first);
     expect((await source({ ref: { commit: first } }).resolve()).commit).toBe(first);
