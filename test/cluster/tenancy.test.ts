@@ -185,5 +185,22 @@ describe.skipIf(noCluster())("writing as a ServiceAccount", () => {
       fetch?.metadata.generation,
     );
     h.applier.close();
+
+    // The same through the command line: --service-account is who writes.
+    const cli = tmp("tenancy-sa-repo");
+    makeRepo(cli, { "fleet/default.yaml": server("elsewhere", "default") });
+    const run = await once(cli, [
+      "--controller-namespace",
+      tenant,
+      "--namespace-allow",
+      `${tenant},default`,
+      "--service-account",
+      `${tenant}/deployer`,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain(
+      `MCPServer default/elsewhere: mcpservers.toolhive.stacklok.dev "elsewhere" is forbidden: User "system:serviceaccount:${tenant}:deployer"`,
+    );
+    expect(await mcpServer("elsewhere", "default")).toBeUndefined();
   }, 90_000);
 });
