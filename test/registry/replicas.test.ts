@@ -54,12 +54,17 @@ database:
       fetch(`${s.url}/default/v0.1/publish`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "io.team/svc", version, url: "https://svc.example/mcp" }),
+        body: JSON.stringify({
+          name: "io.team/svc",
+          description: "A service published through both replicas",
+          version,
+          remotes: [{ type: "streamable-http", url: "https://svc.example/mcp" }],
+        }),
       });
     const versions = Array.from({ length: 15 }, (_, i) => `2.${i}.0`);
     const results = await Promise.all(versions.flatMap((v) => [publish(a, v), publish(b, v)]));
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses.filter((s) => s === 201)).toHaveLength(15);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(15);
     expect(statuses.filter((s) => s === 409)).toHaveLength(15);
     await new Promise((r) => setTimeout(r, 300));
     const read = async (s: RegistryServer) => {
