@@ -3,7 +3,7 @@
 // changes, 0 when none, 2 on usage errors or invalid files.
 import { McpfleetError } from "../errors.js";
 import { explainKubeError } from "../controller/kube-errors.js";
-import { planObjects } from "../controller/cluster-plan.js";
+import { planRevision } from "../controller/cluster-plan.js";
 import { diffPlan } from "../controller/diff.js";
 import { InventoryStore } from "../controller/inventory.js";
 import { renderPaths } from "../controller/pipeline.js";
@@ -52,7 +52,7 @@ export async function runDiff(
         `${rendered.errors.length} errors; nothing to diff`,
       );
     }
-    const plan = planObjects(rendered.loaded, rendered.objects, rendered.owners, {
+    const plan = planRevision(rendered.loaded, rendered.objects, rendered.owners, {
       fieldManager: config.fieldManager,
     });
     const inventory = new InventoryStore(client, {

@@ -6,7 +6,7 @@
 // live object still carries our marker. Retryable API errors (409, 429, 5xx) back off with jitter.
 import { randomBytes } from "node:crypto";
 import { McpfleetError } from "../errors.js";
-import { type AdmissionCheck, AdmissionRefusedError, admit } from "./admission.js";
+import { type AdmissionCheck, AdmissionRefusedError } from "./admission.js";
 import type { KubeObject, Resource } from "../synth/model.js";
 import type { Applier, ApplyOptions, ApplyResult, NotReady, ObjectChange } from "./applier.js";
 import { objectName } from "./applier.js";
@@ -17,7 +17,8 @@ import {
   STAGES,
   appliedByUs,
   entryRef,
-  planObjects,
+  type RevisionPlan,
+  planRevision,
   pruneCandidates,
 } from "./cluster-plan.js";
 import { ApplyRun } from "./apply-run.js";
@@ -293,17 +294,16 @@ export class ClusterApplier implements Applier {
     options: ApplyOptions = {},
   ): Promise<ApplyResult> {
     try {
-      const plan = planObjects(options.resources ?? [], objects, options.owners ?? new Map(), {
+      const plan = planRevision(options.resources ?? [], objects, options.owners ?? new Map(), {
         fieldManager: this.opts.fieldManager,
         crds: this.opts.crds ?? true,
         namespaces: this.opts.namespaces ?? true,
+        admission: this.opts.admission ?? [],
       });
-      const refusals = admit(plan, this.opts.admission ?? []);
-      if (refusals.length > 0) throw new AdmissionRefusedError(refusals);
       const result = await this.applyRevision(plan, revision, options);
       if (options.dryRun !== true && options.resources !== undefined) {
         const health = (this.opts.waitTimeoutMs ?? 0) > 0;
-        if (health) result.notReady = await this.waitForRollout(plan);
+        if (health) result.notReady = await this.waitForRollout(plan.objects);
         const entries = (await this.inventory.read())?.entries ?? new Map();
         const last = {
           resources: options.resources,
@@ -357,7 +357,7 @@ export class ClusterApplier implements Applier {
   }
 
   private async applyRevision(
-    plan: readonly PlannedObject[],
+    plan: RevisionPlan,
     revision: Revision,
     options: ApplyOptions,
   ): Promise<ApplyResult> {
@@ -368,7 +368,7 @@ export class ClusterApplier implements Applier {
       ...(this.opts.onChange !== undefined ? { onChange: this.opts.onChange } : {}),
     });
     if (!dryRun) {
-      const provisional = run.provisional(plan);
+      const provisional = run.provisional(plan.objects);
       if (!sameEntries(provisional, run.previous)) {
         await this.retry(() =>
           this.inventory.write({ revision: previous?.revision ?? "", entries: provisional }),
@@ -376,11 +376,11 @@ export class ClusterApplier implements Applier {
       }
     }
     // Stage by stage: owners' uids are known once their stage is done.
-    for (const stage of STAGES) await this.applyStage(run, plan, stage, dryRun);
+    for (const stage of STAGES) await this.applyStage(run, plan.objects, stage, dryRun);
     await this.ensureHmacSecrets(options.resources ?? [], dryRun);
 
     // Prune: previous inventory entries the revision no longer renders.
-    const gone = pruneCandidates(run.previous, run.next);
+    const gone = pruneCandidates(run.previous, plan.keys);
     const kept = new Map(run.next);
     let pruned = 0;
     if (this.opts.prune) pruned = await this.prune(gone, run, dryRun);

@@ -9,6 +9,7 @@ import { crdObjects } from "../synth/install.js";
 import { MANAGED_BY } from "../synth/labels.js";
 import type { KubeObject, Resource } from "../synth/model.js";
 import { KINDS } from "../schema/kinds.js";
+import { type AdmissionCheck, AdmissionRefusedError, admit } from "./admission.js";
 import type { InventoryEntry } from "./inventory.js";
 import type { LiveObject } from "./kube-client.js";
 import { storedSpec } from "./stored-form.js";
@@ -127,6 +128,34 @@ export function planObjects(
     });
   }
   return out;
+}
+
+/**
+ * One revision as the cluster target applies it, built once and consumed by apply, its dry run and
+ * diff: every object in apply order with its stage and owner, after the admission checks.
+ */
+export interface RevisionPlan {
+  objects: readonly PlannedObject[];
+  /** Keys of the planned objects: the previous inventory's other entries are the prune set. */
+  keys: ReadonlySet<string>;
+}
+
+/** Plans a revision; throws AdmissionRefusedError when a check refuses any of its objects. */
+export function planRevision(
+  resources: readonly Resource[],
+  objects: readonly KubeObject[],
+  owners: ReadonlyMap<string, string>,
+  opts: {
+    fieldManager: string;
+    crds?: boolean;
+    namespaces?: boolean;
+    admission?: readonly AdmissionCheck[];
+  },
+): RevisionPlan {
+  const planned = planObjects(resources, objects, owners, opts);
+  const refusals = admit(planned, opts.admission ?? []);
+  if (refusals.length > 0) throw new AdmissionRefusedError(refusals);
+  return { objects: planned, keys: new Set(planned.map((p) => p.key)) };
 }
 
 /** The object with its owner reference, as sent; the hash of what is sent decides re-sending. */

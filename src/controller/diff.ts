@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import type { KubeObject } from "../synth/model.js";
 import { objectName } from "./applier.js";
 import {
-  type PlannedObject,
+  type RevisionPlan,
   appliedByUs,
   entryRef,
   ownerOfPlanned,
@@ -116,12 +116,12 @@ const yaml = (o: unknown) => stringify(o, { lineWidth: 0, sortMapEntries: true }
 /** The diff of every planned object against the cluster, and what prune would delete. */
 export async function diffPlan(
   client: KubeClient,
-  plan: readonly PlannedObject[],
+  plan: RevisionPlan,
   opts: { fieldManager: string; prune: boolean; inventory: InventoryStore },
 ): Promise<ObjectDiff[]> {
   const out: ObjectDiff[] = [];
   const uids = new Map<string, { apiVersion: string; kind: string; name: string; uid: string }>();
-  for (const p of plan) {
+  for (const p of plan.objects) {
     let live: LiveObject | undefined;
     try {
       live = await client.get(p.object);
@@ -173,9 +173,8 @@ export async function diffPlan(
     }
   }
   if (opts.prune) {
-    const planned = new Set(plan.map((p) => p.key));
     const previous = (await opts.inventory.read())?.entries ?? new Map();
-    for (const [, e] of pruneCandidates(previous, planned)) {
+    for (const [, e] of pruneCandidates(previous, plan.keys)) {
       const ref = entryRef(e);
       const live = await client.get(ref);
       if (live === undefined || !appliedByUs(live, opts.fieldManager)) continue;
