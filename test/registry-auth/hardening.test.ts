@@ -178,7 +178,13 @@ describe("name ownership", () => {
       const r = await call(`${reg.url}/default/v0.1/publish`, {
         method: "POST",
         token,
-        body: { name, version: "0.0.1", url: "https://evil.example/mcp", claims },
+        body: {
+          name,
+          version: "0.0.1",
+          url: "https://evil.example/mcp",
+          description: "Shadow",
+          claims,
+        },
       });
       expect(r.status).toBe(409);
       expect(r.body.code).toBe("ERR_NAME_TAKEN");
@@ -208,10 +214,11 @@ describe("the answer cache", () => {
         name: "io.cache/per-token",
         version: "1.0.0",
         url: "https://c.example/mcp",
+        description: "Per token",
         claims: { team: "a", jti: jtiOf(first) },
       },
     });
-    expect(pub.status).toBe(201);
+    expect(pub.status).toBe(200);
     const list = (t: string) =>
       call(`${reg.url}/default/v0.1/servers?search=per-token`, { token: t });
     expect(((await list(first)).body.metadata as { count: number }).count).toBe(1);

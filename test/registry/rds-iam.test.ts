@@ -435,9 +435,14 @@ database:
     const published = await fetch(`${s.url}/default/v0.1/publish`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "io.team/iam", version: "1.0.0", url: "https://x.example/" }),
+      body: JSON.stringify({
+        name: "io.team/iam",
+        version: "1.0.0",
+        url: "https://x.example/",
+        description: "IAM",
+      }),
     });
-    expect(published.status).toBe(201);
+    expect(published.status).toBe(200);
     // sslMode was left at its default (prefer), and still every app connection is TLS.
     const conns = await superuser((c) =>
       c.query<{ ssl: boolean }>(

@@ -35,7 +35,7 @@ interface Log {
 
 /** The oauth settings of an `auth` section; throws ERR_REGISTRY_CONFIG when unusable. */
 export function oauthSettings(auth: AuthConfig | undefined, where: string): OAuthSettings {
-  const o = auth?.oauth ?? {};
+  const o: Partial<NonNullable<AuthConfig["oauth"]>> = auth?.oauth ?? {};
   const providers = (o.providers ?? []) as ProviderConfig[];
   if (!Array.isArray(providers) || providers.length === 0) {
     throw new McpfleetError(
@@ -53,11 +53,11 @@ export function oauthSettings(auth: AuthConfig | undefined, where: string): OAut
     resourceUrl: o.resourceUrl.replace(/\/+$/, ""),
     realm: typeof o.realm === "string" ? o.realm : DEFAULT_REALM,
     scopesSupported: Array.isArray(o.scopesSupported)
-      ? (o.scopesSupported as string[])
+      ? (o.scopesSupported)
       : DEFAULT_SCOPES,
     publicPaths: [
       ...(auth?.publicPaths ?? []),
-      ...(Array.isArray(o.publicPaths) ? (o.publicPaths as string[]) : []),
+      ...(Array.isArray(o.publicPaths) ? (o.publicPaths) : []),
     ],
     providers,
   };
@@ -69,7 +69,7 @@ export class OAuthAuthorizer implements Authorizer {
 
   constructor(
     readonly settings: OAuthSettings,
-    authz: Record<string, unknown> | undefined,
+    authz: AuthConfig["authz"],
     log: Log,
     tuning: Partial<ValidationTuning> = {},
     now: () => number = Date.now,

@@ -1,5 +1,5 @@
 // Role resolution from the caller's claims and `auth.authz.roles`.
-import type { Claims } from "../config/types.js";
+import type { AuthConfig, Claims } from "../config/types.js";
 import { matchesRule } from "./claims.js";
 
 export const ROLE_NAMES = [
@@ -30,7 +30,7 @@ export function resolveRoles(
 }
 
 /** Reads `auth.authz` from the (schema-validated) configuration. */
-export function authzSettings(raw: Record<string, unknown> | undefined): AuthzSettings | undefined {
+export function authzSettings(raw: AuthConfig["authz"]): AuthzSettings | undefined {
   if (raw === undefined) return undefined;
   const roles = (raw.roles ?? {}) as RoleRules;
   return { roles };

@@ -1,35 +1,20 @@
-// The registry server's configuration, as read from the config file (see
-// schemas/config/registry-server.yaml, which is what validates it).
+// The registry server's configuration, as read from the config file: the types generated from
+// schemas/config/registry-server.yaml (which validates it), narrowed where the server reads
+// more precisely, plus the clear-text secrets the loader accepts with a warning.
+import type * as G from "../../../generated/types.js";
 
+/** Claims as matched: the generated index signature also admits undefined values. */
 export type Claims = Record<string, string | string[]>;
 
-export interface FilterConfig {
-  names?: { include?: string[]; exclude?: string[] };
-  tags?: { include?: string[]; exclude?: string[] };
-}
+export type FilterConfig = G.Filter;
 
-export interface GitSourceConfig {
-  repository: string;
-  branch?: string;
-  tag?: string;
-  commit?: string;
-  path?: string;
-  auth?: { username: string; passwordFile?: string; password?: string };
-}
+/** A git source; `auth.password` is clear text, accepted with a warning. */
+export type GitSourceConfig = G.GitSource & { auth?: G.GitAuth & { password?: string } };
 
-export interface SourceConfig {
-  name: string;
-  format?: "toolhive" | "upstream";
-  claims?: Claims;
+export type SourceConfig = Omit<G.Source, "git" | "claims"> & {
   git?: GitSourceConfig;
-  api?: { endpoint: string };
-  url?: { url: string; timeout?: string; headers?: Record<string, string> };
-  file?: { path: string };
-  managed?: Record<string, never>;
-  kubernetes?: { namespaces?: string[] };
-  syncPolicy?: { interval: string };
-  filter?: FilterConfig;
-}
+  claims?: Claims;
+};
 
 export type SourceKind = "git" | "api" | "url" | "file" | "managed" | "kubernetes";
 
@@ -52,39 +37,12 @@ export function isSynced(s: SourceConfig): boolean {
   return k === "git" || k === "api" || k === "url" || k === "file";
 }
 
-export interface RegistryConfig {
-  name: string;
-  sources: string[];
-  claims?: Claims;
-}
+export type RegistryConfig = Omit<G.Registry, "claims"> & { claims?: Claims };
 
-export interface DatabaseConfig {
-  embedded?: { dataDir?: string };
-  host?: string;
-  port?: number;
-  user?: string;
-  migrationUser?: string;
-  database?: string;
-  sslMode?: "disable" | "allow" | "prefer" | "require" | "verify-ca" | "verify-full";
-  passwordFile?: string;
-  migrationPasswordFile?: string;
-  /** Clear text; accepted with a warning. */
-  password?: string;
-  /** Clear text; accepted with a warning. */
-  migrationPassword?: string;
-  maxOpenConns?: number;
-  maxIdleConns?: number;
-  connMaxLifetime?: string;
-  maxMetaSize?: number;
-  dynamicAuth?: { awsRdsIam?: { region: string } };
-}
+/** The database settings; the two passwords are clear text, accepted with a warning. */
+export type DatabaseConfig = G.DatabaseConfig & { password?: string; migrationPassword?: string };
 
-export interface AuthConfig {
-  mode?: "oauth" | "anonymous";
-  publicPaths?: string[];
-  oauth?: Record<string, unknown>;
-  authz?: Record<string, unknown>;
-}
+export type AuthConfig = G.AuthConfig;
 
 /** Settings of the HTTP listener (not part of the schema: command-line flags and defaults). */
 export interface ServerSettings {
@@ -96,23 +54,16 @@ export interface ServerSettings {
   requestTimeoutMs: number;
 }
 
-/** What sources created through the admin API may read (see sources/location.ts). */
-export interface AdminSourcesConfig {
-  fileRoots?: string[];
-  hosts?: string[];
-  allowPrivateIP?: boolean;
-}
+export type AdminSourcesConfig = G.AdminSourcesConfig;
 
-export interface RegistryServerConfig {
+export type RegistryServerConfig = Omit<
+  G.EmbeddedRegistryServerConfig,
+  "sources" | "registries" | "database"
+> & {
   sources: SourceConfig[];
   registries: RegistryConfig[];
-  defaultRegistry?: string;
-  adminSources?: AdminSourcesConfig;
-  auth?: AuthConfig;
   database?: DatabaseConfig;
-  telemetry?: Record<string, unknown>;
-  audit?: Record<string, unknown>;
-}
+};
 
 /** A loaded configuration: the document plus where it came from. */
 export interface LoadedConfig {

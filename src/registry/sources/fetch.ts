@@ -188,11 +188,18 @@ export async function fetchFile(path: string, maxBytes = MAX_FILE_BYTES): Promis
   }
 }
 
+/** A string map without its absent values (the generated config types admit them). */
+function definedValues(map: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(map).filter((kv): kv is [string, string] => kv[1] !== undefined),
+  );
+}
+
 export async function fetchUrl(
   url: string,
   opts: {
     timeout?: string;
-    headers?: Record<string, string>;
+    headers?: Record<string, string | undefined>;
     signal?: AbortSignal;
     maxBytes?: number;
     guard?: LocationPolicy;
@@ -203,7 +210,7 @@ export async function fetchUrl(
   if (opts.signal !== undefined) signals.push(opts.signal);
   try {
     return await httpGet(new URL(url), {
-      ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
+      ...(opts.headers !== undefined ? { headers: definedValues(opts.headers) } : {}),
       signal: AbortSignal.any(signals),
       maxBytes: opts.maxBytes ?? MAX_FILE_BYTES,
       ...(opts.guard !== undefined ? { guard: opts.guard } : {}),
