@@ -18,6 +18,15 @@ ENV TMPDIR=/tmp
 COPY --from=build /out /opt/mcpfleet
 # `mcpfleet` on PATH, for CI jobs that use the image with their own entrypoint.
 RUN ln -s /opt/mcpfleet/bin/mcpfleet.js /usr/local/bin/mcpfleet
+# The controller fetches ssh:// and user@host:path repositories with the system git and ssh
+# (docs/gitops.md); ssh refuses to run for a user with no passwd entry, so 65532 gets one,
+# with /tmp as its home (the only writable place).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git openssh-client \
+ && rm -rf /var/lib/apt/lists/* \
+ && echo "mcpfleet:x:65532:65532:mcpfleet:/tmp:/usr/sbin/nologin" >>/etc/passwd \
+ && echo "mcpfleet:x:65532:" >>/etc/group
+ENV HOME=/tmp
 # 65532: the non-root user distroless images use; no shell login, no home to write.
 USER 65532:65532
 WORKDIR /opt/mcpfleet

@@ -2,6 +2,7 @@
 // least-privilege RBAC, Service and Deployment) for the options given, as `flux install
 // --export` prints it: to standard output for `kubectl apply --server-side -f -` or a
 // repository, or into a directory with -d (written as synth writes, never deleting others' files).
+import { isSshUrl } from "../controller/git-ssh.js";
 import { parseInterval } from "../controller/schedule.js";
 import { type InstallOptions, installFiles } from "../synth/install.js";
 import { toYaml } from "../synth/yaml.js";
@@ -25,6 +26,8 @@ Options:
       --branch B               branch to follow (default: the remote's HEAD)
       --path DIR               directory of the repository holding the resources
       --token-secret NAME      Secret (key "token") with an access token for the repository
+      --ssh-secret NAME        Secret with an SSH deploy key (key "identity") and the server's
+                               host keys (key "known_hosts"), for ssh:// and user@host:path
       --interval DURATION      poll period (controller default 1m)
       --drift-interval DURATION
                                re-apply an unchanged revision this often (controller default 1h)
@@ -51,6 +54,7 @@ export async function main(argv: string[]): Promise<number> {
       branch: { type: "string" },
       path: { type: "string" },
       "token-secret": { type: "string" },
+      "ssh-secret": { type: "string" },
       interval: { type: "string" },
       "drift-interval": { type: "string" },
       image: { type: "string" },
@@ -71,9 +75,18 @@ export async function main(argv: string[]): Promise<number> {
       "give --export: install prints the bundle for kubectl apply --server-side -f -, it applies nothing itself",
     );
   }
-  for (const flag of ["repo", "branch", "path", "token-secret", "image", "namespace"] as const) {
+  for (const flag of [
+    "repo",
+    "branch",
+    "path",
+    "token-secret",
+    "ssh-secret",
+    "image",
+    "namespace",
+  ] as const) {
     if (v[flag] === "") throw usageError("install", `--${flag} must not be empty`);
   }
+  checkGitCredentials(v.repo, v["token-secret"], v["ssh-secret"]);
   const extraArgs: string[] = [];
   for (const flag of ["interval", "drift-interval"] as const) {
     const text = v[flag];
@@ -109,6 +122,7 @@ export async function main(argv: string[]): Promise<number> {
     ...(v.branch !== undefined ? { branch: v.branch } : {}),
     ...(v.path !== undefined ? { path: v.path } : {}),
     ...(v["token-secret"] !== undefined ? { tokenSecret: v["token-secret"] } : {}),
+    ...(v["ssh-secret"] !== undefined ? { sshSecret: v["ssh-secret"] } : {}),
     ...(v.image !== undefined ? { image: v.image } : {}),
     ...(v.namespace !== undefined ? { namespace: v.namespace } : {}),
     ...(replicas !== undefined ? { replicas } : {}),
@@ -133,4 +147,28 @@ export async function main(argv: string[]): Promise<number> {
   }
   await writeText(process.stdout, [...files.values()].join("---\n"));
   return 0;
+}
+
+/** The credentials must suit the repository's transport, as the controller would insist at start. */
+function checkGitCredentials(
+  repo: string | undefined,
+  tokenSecret: string | undefined,
+  sshSecret: string | undefined,
+): void {
+  if (tokenSecret !== undefined && sshSecret !== undefined) {
+    throw usageError("install", "give --token-secret (http/https) or --ssh-secret (SSH), not both");
+  }
+  if (repo === undefined) return;
+  if (sshSecret !== undefined && !isSshUrl(repo)) {
+    throw usageError(
+      "install",
+      `--ssh-secret is for ssh:// and user@host:path repositories, not ${repo}`,
+    );
+  }
+  if (tokenSecret !== undefined && isSshUrl(repo)) {
+    throw usageError(
+      "install",
+      `--token-secret is for http(s) repositories; ${repo} is SSH: give --ssh-secret`,
+    );
+  }
 }

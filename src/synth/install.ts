@@ -33,6 +33,11 @@ export interface InstallOptions {
   path?: string;
   /** Secret (key `token`) holding an access token for the repository, mounted as a file. */
   tokenSecret?: string;
+  /**
+   * Secret holding an SSH deploy key (key `identity`) and the server's host keys (key
+   * `known_hosts`), the layout `flux create secret git` writes, for ssh:// and user@host:path.
+   */
+  sshSecret?: string;
   /** Further controller flags (`--interval=5m`, `--webhook-secret-file=...`, ...). */
   extraArgs?: string[];
 }
@@ -41,6 +46,7 @@ export interface InstallOptions {
 export const CONTROLLER_CONFIGMAP = CONTROLLER_NAME;
 const CACHE_DIR = "/var/lib/mcpfleet";
 const TOKEN_DIR = "/etc/mcpfleet/git";
+const SSH_DIR = "/etc/mcpfleet/git-ssh";
 
 /** The controller's command line: follow the repository, apply to this cluster, prune. */
 export function controllerArgs(options: InstallOptions = {}): string[] {
@@ -50,6 +56,9 @@ export function controllerArgs(options: InstallOptions = {}): string[] {
     ...(options.branch !== undefined ? [`--branch=${options.branch}`] : []),
     ...(options.path !== undefined ? [`--path=${options.path}`] : []),
     ...(options.tokenSecret !== undefined ? [`--token-file=${TOKEN_DIR}/token`] : []),
+    ...(options.sshSecret !== undefined
+      ? [`--ssh-key-file=${SSH_DIR}/identity`, `--known-hosts-file=${SSH_DIR}/known_hosts`]
+      : []),
     "--target=cluster",
     "--prune",
     `--cache-dir=${CACHE_DIR}`,
@@ -266,6 +275,9 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
                   ...(options.tokenSecret !== undefined
                     ? [{ name: "git-token", mountPath: TOKEN_DIR, readOnly: true }]
                     : []),
+                  ...(options.sshSecret !== undefined
+                    ? [{ name: "git-ssh", mountPath: SSH_DIR, readOnly: true }]
+                    : []),
                 ],
               },
             ],
@@ -279,6 +291,20 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
                       secret: {
                         secretName: options.tokenSecret,
                         items: [{ key: "token", path: "token" }],
+                      },
+                    },
+                  ]
+                : []),
+              ...(options.sshSecret !== undefined
+                ? [
+                    {
+                      name: "git-ssh",
+                      secret: {
+                        secretName: options.sshSecret,
+                        items: [
+                          { key: "identity", path: "identity" },
+                          { key: "known_hosts", path: "known_hosts" },
+                        ],
                       },
                     },
                   ]

@@ -55,6 +55,75 @@ describe("mcpfleet install --export", () => {
     );
   });
 
+  it("--ssh-secret mounts the deploy key and known_hosts and passes both to the controller", async () => {
+    const r = await runCli([
+      "install",
+      "--export",
+      "--no-crds",
+      // An existing namespace, so that the server-side dry run below can place every object.
+      "-n",
+      "default",
+      "--repo",
+      "git@git.example.com:platform/mcp-fleet.git",
+      "--ssh-secret",
+      "fleet-ssh",
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const objects = objectsOf(r.stdout);
+    const container = controllerContainer(objects) as Container & {
+      volumeMounts: { name: string; mountPath: string }[];
+    };
+    expect(container.args).toEqual(
+      expect.arrayContaining([
+        "--ssh-key-file=/etc/mcpfleet/git-ssh/identity",
+        "--known-hosts-file=/etc/mcpfleet/git-ssh/known_hosts",
+      ]),
+    );
+    expect(container.args!.some((a) => a.startsWith("--token-file"))).toBe(false);
+    expect(container.volumeMounts).toContainEqual(
+      expect.objectContaining({ name: "git-ssh", mountPath: "/etc/mcpfleet/git-ssh" }),
+    );
+    const deployment = objects.find((o) => o.kind === "Deployment") as unknown as {
+      spec: { template: { spec: { volumes: { name: string; secret?: unknown }[] } } };
+    };
+    expect(deployment.spec.template.spec.volumes).toContainEqual({
+      name: "git-ssh",
+      secret: {
+        secretName: "fleet-ssh",
+        items: [
+          { key: "identity", path: "identity" },
+          { key: "known_hosts", path: "known_hosts" },
+        ],
+      },
+    });
+    if (!noCluster()) {
+      const dry = kubectl(
+        ["apply", "--server-side", "--dry-run=server", "--field-manager=test", "-f", "-"],
+        r.stdout,
+      );
+      expect(dry.status, dry.stderr).toBe(0);
+    }
+  });
+
+  it("refuses credentials that do not suit the repository's transport", async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ["--repo", "https://git.example.com/a.git", "--ssh-secret", "k"],
+        /--ssh-secret is for ssh:\/\/ and user@host:path repositories/,
+      ],
+      [["--repo", "ssh://git@git.example.com/a.git", "--token-secret", "t"], /give --ssh-secret/],
+      [["--ssh-secret", "k", "--token-secret", "t"], /not both/],
+      [["--ssh-secret", ""], /--ssh-secret must not be empty/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(["install", "--export", ...args]);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
   it("refuses what the controller would refuse, before printing anything", async () => {
     const bad = await runCli(["install", "--export", "--interval", "5"]);
     expect(bad.status).toBe(2);
