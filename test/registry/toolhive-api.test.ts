@@ -1,7 +1,7 @@
 // ToolHive's /v1 entry API and its authorization rules where the spec is silent: publishing
 // into a managed source whose claims the publisher does not cover is forbidden, writers list
 // the registries their claims cover, entry claims are read and changed; entries of a source and
-// of a registry. Also: two concurrent PUTs cannot both make a managed source.
+// of a registry.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -208,59 +208,5 @@ auth:
       claims: { team: ["b"] },
     });
     expect(again.status).toBe(201);
-  });
-});
-
-describe("admin rules inside the store's transaction", () => {
-  let dir: string;
-  let server: RegistryServer;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "admin-race-"));
-    server = await startServer(
-      `
-sources:
-  - name: catalog
-    format: upstream
-    file: { path: ${DATA} }
-registries:
-  - name: open
-    sources: [catalog]
-auth: { mode: anonymous }
-`,
-      dir,
-    );
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const put = (name: string) =>
-    fetch(`${server.url}/v1/sources/${name}`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ managed: {} }),
-    });
-
-  it("lets one of two concurrent PUTs make a managed source, never both", async () => {
-    for (let round = 0; round < 5; round++) {
-      const [a, b] = await Promise.all([put(`race-a${round}`), put(`race-b${round}`)]);
-      expect([a.status, b.status].sort()).toEqual([201, 400]);
-      const list = (await (await fetch(`${server.url}/v1/sources`)).json()) as {
-        sources: { name: string; kind: string }[];
-      };
-      const managed = list.sources.filter((s) => s.kind === "managed");
-      expect(managed).toHaveLength(1);
-      const del = await fetch(`${server.url}/v1/sources/${managed[0]?.name}`, { method: "DELETE" });
-      expect(del.status).toBe(204);
-    }
-  });
-
-  it("refuses a PUT over a source the configuration file defines", async () => {
-    const r = await fetch(`${server.url}/v1/sources/catalog`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ managed: {} }),
-    });
-    expect(r.status).toBe(403);
   });
 });
