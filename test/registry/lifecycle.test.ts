@@ -172,10 +172,20 @@ auth: { mode: anonymous }
       [`/v0.1/servers/${enc}/versions/2.0.0/status`, {}, 400],
       [`/v0.1/servers/${enc}/versions/7.0.0/status`, { status: "active" }, 404],
       [`/v0.1/servers/io.github.acme%2Fnone/status`, { status: "active" }, 404],
+      // "all" names every version in the store's status operation: never one version.
+      [`/v0.1/servers/${enc}/versions/all/status`, { status: "deleted" }, 404],
     ] as const) {
       const r = await call(path, "PATCH", body);
       expect(r.status, path).toBe(status);
       expect(r.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     }
+    const all = await call("/v0.1/publish", "POST", {
+      name: NAME,
+      version: "all",
+      description: "Files",
+      url: "https://files.acme.dev/mcp",
+    });
+    expect(all.status).toBe(400);
+    expect(versions(await ok<Page>(`/v0.1/servers/${enc}/versions`))).toHaveLength(3);
   });
 });

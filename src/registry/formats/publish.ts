@@ -101,9 +101,13 @@ export function publishedEntry(body: unknown, maxMetaSize: number): ServerEntry 
     }
   }
   errors.push(...serverJsonProblems(server));
-  // The version names one release: not a range and not `latest` (which the store resolves).
+  // The version names one release: not a range and not `latest` (which reads resolve).
   const vp = typeof b.version === "string" ? versionProblem(b.version) : undefined;
   if (vp !== undefined) errors.push({ location: "body.version", message: vp });
+  // `all` names every version in the status operations: no version may be called that.
+  if (b.version === "all") {
+    errors.push({ location: "body.version", message: `"all" is reserved and cannot be a version` });
+  }
   if (server.remotes === undefined && server.packages === undefined) {
     errors.push({
       location: "body.url",
