@@ -52,12 +52,10 @@ export function oauthSettings(auth: AuthConfig | undefined, where: string): OAut
   return {
     resourceUrl: o.resourceUrl.replace(/\/+$/, ""),
     realm: typeof o.realm === "string" ? o.realm : DEFAULT_REALM,
-    scopesSupported: Array.isArray(o.scopesSupported)
-      ? (o.scopesSupported)
-      : DEFAULT_SCOPES,
+    scopesSupported: Array.isArray(o.scopesSupported) ? o.scopesSupported : DEFAULT_SCOPES,
     publicPaths: [
       ...(auth?.publicPaths ?? []),
-      ...(Array.isArray(o.publicPaths) ? (o.publicPaths) : []),
+      ...(Array.isArray(o.publicPaths) ? o.publicPaths : []),
     ],
     providers,
   };
