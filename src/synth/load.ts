@@ -3,15 +3,8 @@
 // Documents of other kinds (registry-server configs, registry data, core Kubernetes objects) are
 // not resources to synthesize and are left out.
 import { API_GROUP, isKind } from "../schema/index.js";
-import { validatePaths, validateTexts } from "../validate/index.js";
+import { validateReadPaths, validateTexts } from "../validate/index.js";
 import { DEFAULT_OPTIONS, type Report, type ValidateOptions } from "../validate/types.js";
-import {
-  STDIN_PATH,
-  collectInputs,
-  isInputError,
-  readFileCapped,
-  readProcessStdin,
-} from "../validate/sources.js";
 import { parseDocuments } from "../validate/yaml-docs.js";
 import type { Resource } from "./model.js";
 
@@ -87,31 +80,10 @@ export async function loadPaths(
   options: Partial<ValidateOptions> = {},
 ): Promise<LoadResult> {
   const namespace = options.namespace ?? DEFAULT_OPTIONS.namespace;
-  const maxBytes = options.maxFileBytes ?? DEFAULT_OPTIONS.maxFileBytes;
-  let stdin: Buffer | undefined;
-  if (paths.includes(STDIN_PATH)) {
-    stdin = await (options.stdin ?? (() => readProcessStdin(maxBytes)))();
-  }
-  const report = await validatePaths(paths, {
-    ...loadOptions(options),
-    namespace,
-    ...(stdin !== undefined ? { stdin: () => Promise.resolve(stdin) } : {}),
-  });
+  // The texts validated are the texts loaded: each file is read once.
+  const { report, files } = await validateReadPaths(paths, { ...loadOptions(options), namespace });
   const valid = !hasErrors(report);
-  const resources: Resource[] = [];
-  if (valid) {
-    for (const input of collectInputs(paths.length > 0 ? paths : ["."])) {
-      if (isInputError(input)) continue;
-      const text =
-        input.path === STDIN_PATH
-          ? (stdin?.toString("utf8") ?? "")
-          : (() => {
-              const read = readFileCapped(input.path, maxBytes);
-              return read.ok ? read.text : "";
-            })();
-      resources.push(...resourcesOfText(text, namespace));
-    }
-  }
+  const resources = valid ? files.flatMap((f) => resourcesOfText(f.text, namespace)) : [];
   return { report, valid, resources };
 }
 

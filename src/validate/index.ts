@@ -1,3 +1,10 @@
-export { validatePaths, validateTexts, summarise, exitCode, assertValid } from "./validate.js";
+export {
+  validatePaths,
+  validateReadPaths,
+  validateTexts,
+  summarise,
+  exitCode,
+  assertValid,
+} from "./validate.js";
 export { formatReport, isFormat, issueLine, summaryLine, FORMATS, type Format } from "./format.js";
 export * from "./types.js";

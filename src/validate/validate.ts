@@ -116,9 +116,29 @@ export async function validatePaths(
   options: Partial<ValidateOptions> = {},
   set: SchemaSet = defaultSchemaSet(),
 ): Promise<Report> {
+  return (await validateReadPaths(paths, options, set)).report;
+}
+
+/** A report, and the text of each file it was made from, in input order. */
+export interface ValidatedTexts {
+  report: Report;
+  files: { name: string; text: string }[];
+}
+
+/**
+ * Validates as validatePaths does and keeps the text each file had when it was read, so that a
+ * caller (synth, apply, diff) renders exactly the bytes that were validated, without a second
+ * read that could see a file changed in between.
+ */
+export async function validateReadPaths(
+  paths: readonly string[],
+  options: Partial<ValidateOptions> = {},
+  set: SchemaSet = defaultSchemaSet(),
+): Promise<ValidatedTexts> {
   const opts: ValidateOptions = { ...DEFAULT_OPTIONS, ...options };
   const ctx = newContext(opts, set);
   const results: ResourceResult[] = [];
+  const files: { name: string; text: string }[] = [];
   const inputs = collectInputs(paths.length > 0 ? paths : ["."]);
   const pooled = await validateInPool(inputs, opts, set);
   for (const [i, input] of inputs.entries()) {
@@ -130,6 +150,7 @@ export async function validatePaths(
     const done = pooled?.get(i);
     if (done !== undefined) {
       results.push(...adoptPooledFile(done, ctx));
+      files.push({ name: input.name, text: done.text });
       continue;
     }
     let read: ReadOutcome;
@@ -144,9 +165,10 @@ export async function validatePaths(
       continue;
     }
     results.push(...(await validateText(input.name, read.text, ctx)));
+    files.push({ name: input.name, text: read.text });
   }
   finish(ctx, results);
-  return { resources: results, summary: summarise(results) };
+  return { report: { resources: results, summary: summarise(results) }, files };
 }
 
 /** A file for a worker thread of the pool: validated with the default schema set. */

@@ -30,7 +30,7 @@ describe("progress", () => {
     );
     expect(r.code).toBe(0);
     expect(r.output).toContain(`\r${CLEAR_LINE}synth: validating`);
-    expect(r.output).toMatch(/synth: 31 resource\(s\) -> \d+ object\(s\)/);
+    expect(r.output).toMatch(/synth: 34 resource\(s\) -> \d+ object\(s\)/);
   });
   if (typeof tty === "string") it.skip(`pseudo-terminal tests: ${tty}`, () => undefined);
 
