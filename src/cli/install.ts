@@ -3,6 +3,7 @@
 // --export` prints it: to standard output for `kubectl apply --server-side -f -` or a
 // repository, or into a directory with -d (written as synth writes, never deleting others' files).
 import { isSshUrl } from "../controller/git-ssh.js";
+import { parseServiceAccount } from "../controller/impersonation.js";
 import { parseInterval } from "../controller/schedule.js";
 import { type InstallOptions, installFiles } from "../synth/install.js";
 import { toYaml } from "../synth/yaml.js";
@@ -28,6 +29,9 @@ Options:
       --token-secret NAME      Secret (key "token") with an access token for the repository
       --ssh-secret NAME        Secret with an SSH deploy key (key "identity") and the server's
                                host keys (key "known_hosts"), for ssh:// and user@host:path
+      --service-account NS/NAME
+                               write the revision as this ServiceAccount (impersonation); the
+                               bundle lets the controller impersonate that account only
       --interval DURATION      poll period (controller default 1m)
       --drift-interval DURATION
                                re-apply an unchanged revision this often (controller default 1h)
@@ -55,6 +59,7 @@ export async function main(argv: string[]): Promise<number> {
       path: { type: "string" },
       "token-secret": { type: "string" },
       "ssh-secret": { type: "string" },
+      "service-account": { type: "string" },
       interval: { type: "string" },
       "drift-interval": { type: "string" },
       image: { type: "string" },
@@ -87,6 +92,14 @@ export async function main(argv: string[]): Promise<number> {
     if (v[flag] === "") throw usageError("install", `--${flag} must not be empty`);
   }
   checkGitCredentials(v.repo, v["token-secret"], v["ssh-secret"]);
+  let serviceAccount: InstallOptions["serviceAccount"];
+  if (v["service-account"] !== undefined) {
+    try {
+      serviceAccount = parseServiceAccount(v["service-account"]);
+    } catch (err) {
+      throw usageError("install", (err as Error).message);
+    }
+  }
   const extraArgs: string[] = [];
   for (const flag of ["interval", "drift-interval"] as const) {
     const text = v[flag];
@@ -123,6 +136,7 @@ export async function main(argv: string[]): Promise<number> {
     ...(v.path !== undefined ? { path: v.path } : {}),
     ...(v["token-secret"] !== undefined ? { tokenSecret: v["token-secret"] } : {}),
     ...(v["ssh-secret"] !== undefined ? { sshSecret: v["ssh-secret"] } : {}),
+    ...(serviceAccount !== undefined ? { serviceAccount } : {}),
     ...(v.image !== undefined ? { image: v.image } : {}),
     ...(v.namespace !== undefined ? { namespace: v.namespace } : {}),
     ...(replicas !== undefined ? { replicas } : {}),

@@ -38,6 +38,11 @@ export interface InstallOptions {
    * `known_hosts`), the layout `flux create secret git` writes, for ssh:// and user@host:path.
    */
   sshSecret?: string;
+  /**
+   * ServiceAccount the controller writes the revision as (impersonation); the bundle grants the
+   * controller `impersonate` on that one account, in its namespace, and nothing more.
+   */
+  serviceAccount?: { namespace: string; name: string };
   /** Further controller flags (`--interval=5m`, `--webhook-secret-file=...`, ...). */
   extraArgs?: string[];
 }
@@ -63,6 +68,9 @@ export function controllerArgs(options: InstallOptions = {}): string[] {
     "--prune",
     `--cache-dir=${CACHE_DIR}`,
     `--listen=:${CONTROLLER_PORT}`,
+    ...(options.serviceAccount !== undefined
+      ? [`--service-account=${options.serviceAccount.namespace}/${options.serviceAccount.name}`]
+      : []),
     ...(options.extraArgs ?? []),
   ];
 }
@@ -163,6 +171,42 @@ export function controllerRules(crds: KubeObject[]): {
   ];
 }
 
+/**
+ * A Role and RoleBinding in the tenant's namespace letting the controller act as that one
+ * ServiceAccount. The namespace is the platform's to create, as in Flux's multi-tenancy.
+ */
+function impersonationGrant(
+  account: InstallOptions["serviceAccount"],
+  clusterName: string,
+  namespace: string,
+  labels: Record<string, string>,
+): KubeObject[] {
+  if (account === undefined) return [];
+  const metadata = { name: `${clusterName}-impersonate`, namespace: account.namespace, labels };
+  return [
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata,
+      rules: [
+        {
+          apiGroups: [""],
+          resources: ["serviceaccounts"],
+          verbs: ["impersonate"],
+          resourceNames: [account.name],
+        },
+      ],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata,
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: metadata.name },
+      subjects: [{ kind: "ServiceAccount", name: CONTROLLER_NAME, namespace }],
+    },
+  ];
+}
+
 /** Every object of the install bundle, in apply order (Namespace and CRDs first). */
 export function installObjects(options: InstallOptions = {}): KubeObject[] {
   const namespace = options.namespace ?? INSTALL_NAMESPACE;
@@ -207,6 +251,7 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
       },
       subjects: [{ kind: "ServiceAccount", name: CONTROLLER_NAME, namespace }],
     },
+    ...impersonationGrant(options.serviceAccount, clusterName, namespace, labels),
     {
       apiVersion: "v1",
       kind: "Service",

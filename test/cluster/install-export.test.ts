@@ -6,7 +6,7 @@ import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../src/synth/model.js";
 import { noCluster } from "../support/cluster/context.js";
 import { runCli } from "../cli/helpers.js";
-import { client, kubectl } from "./helpers.js";
+import { client, kubectl, namespace } from "./helpers.js";
 
 function objectsOf(text: string): KubeObject[] {
   return parseAllDocuments(text).map((d) => d.toJS() as KubeObject);
@@ -103,6 +103,57 @@ describe("mcpfleet install --export", () => {
       );
       expect(dry.status, dry.stderr).toBe(0);
     }
+  });
+
+  it.skipIf(noCluster())(
+    "--service-account lets the controller impersonate that account, and no other",
+    async () => {
+      const c = client();
+      const tenant = await namespace(c, "tenant");
+      const home = `mcpfleet-imp-${tenant.slice(-6)}`;
+      const r = await runCli([
+        "install",
+        "--export",
+        "--no-crds",
+        "-n",
+        home,
+        "--repo",
+        "https://git.example.com/platform/mcp-fleet.git",
+        "--service-account",
+        `${tenant}/deployer`,
+      ]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(controllerContainer(objectsOf(r.stdout)).args).toContain(
+        `--service-account=${tenant}/deployer`,
+      );
+      const applied = kubectl(
+        ["apply", "--server-side", "--field-manager=install-test", "-f", "-"],
+        r.stdout,
+      );
+      expect(applied.status, applied.stderr).toBe(0);
+      const controller = `system:serviceaccount:${home}:mcpfleet-controller`;
+      const canI = (account: string) =>
+        kubectl([
+          "auth",
+          "can-i",
+          "impersonate",
+          `serviceaccounts/${account}`,
+          "-n",
+          tenant,
+          "--as",
+          controller,
+        ]).stdout.trim();
+      expect(canI("deployer")).toBe("yes");
+      expect(canI("someone-else")).toBe("no");
+      kubectl(["delete", "namespace", home, "--wait=false"]);
+    },
+  );
+
+  it("refuses a --service-account that is not NAMESPACE/NAME", async () => {
+    const r = await runCli(["install", "--export", "--service-account", "a/b/c"]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/--service-account must be NAMESPACE\/NAME/);
   });
 
   it("refuses credentials that do not suit the repository's transport", async () => {
