@@ -10,21 +10,11 @@ import {
   generatedServer,
   line,
   load,
+  mean,
   startFromYaml,
   waitReady,
   type LoadResult,
 } from "./registry-common.js";
-
-function mean(rs: LoadResult[]): LoadResult {
-  const avg = (f: (r: LoadResult) => number): number =>
-    rs.reduce((a, r) => a + f(r), 0) / Math.max(rs.length, 1);
-  return {
-    rps: avg((r) => r.rps),
-    p99: avg((r) => r.p99),
-    errors: rs.reduce((a, r) => a + r.errors, 0),
-    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-  };
-}
 
 const ENTRIES = 10_000;
 const dir = mkdtempSync(join(tmpdir(), "bench-auth-"));

@@ -134,6 +134,18 @@ export async function load(opts: autocannon.Options): Promise<LoadResult> {
   };
 }
 
+/** The mean of several runs' figures (errors summed). */
+export function mean(rs: LoadResult[]): LoadResult {
+  const avg = (f: (r: LoadResult) => number): number =>
+    rs.reduce((a, r) => a + f(r), 0) / Math.max(rs.length, 1);
+  return {
+    rps: avg((r) => r.rps),
+    p99: avg((r) => r.p99),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+  };
+}
+
 export function line(name: string, value: number, unit: string, ratio: number, what: string): void {
   console.log(
     `bench: ${name} ${Number.isInteger(value) ? value : value.toFixed(1)} ${unit} ratio=${ratio.toFixed(2)} (${what})`,
