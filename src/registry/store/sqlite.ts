@@ -31,6 +31,7 @@ export class SqliteDb implements Db {
   private readonly statements = new Map<string, StatementSync>();
   /** Settles when the open transaction ends. */
   private open: Promise<void> | undefined;
+  private closed = false;
 
   private constructor(private readonly db: DatabaseSync) {}
 
@@ -40,8 +41,9 @@ export class SqliteDb implements Db {
       mkdirSync(dataDir, { recursive: true });
       path = join(dataDir, SQLITE_FILE);
     }
+    const db = new DatabaseSync(path);
     // Another process holding the file's write lock is waited for, up to 5 s.
-    const db = new DatabaseSync(path, { timeout: 5000 });
+    db.exec(`PRAGMA busy_timeout = 5000`);
     if (dataDir !== undefined) {
       // Readers never wait for the writer, and a commit does not wait for the disk (a crash
       // may lose the last commits, never corrupt the file; a lost sync is redone at start).
@@ -81,7 +83,12 @@ export class SqliteDb implements Db {
         this.run("COMMIT");
         return result;
       } catch (err) {
-        if (this.db.isTransaction) this.run("ROLLBACK");
+        // A failed COMMIT may have ended the transaction already.
+        try {
+          this.run("ROLLBACK");
+        } catch {
+          // nothing left to roll back
+        }
         throw err;
       }
     } finally {
@@ -97,6 +104,9 @@ export class SqliteDb implements Db {
   async close(): Promise<void> {
     while (this.open !== undefined) await this.open;
     this.statements.clear();
-    if (this.db.isOpen) this.db.close();
+    if (!this.closed) {
+      this.closed = true;
+      this.db.close();
+    }
   }
 }
