@@ -82,8 +82,13 @@ export interface VersionsQuery {
   includeDeleted?: boolean;
 }
 
+/** A time as Date.toISOString() writes it, which is how SQLite stores every time. */
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function iso(v: unknown): string {
-  return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+  if (v instanceof Date) return v.toISOString();
+  const text = String(v);
+  return ISO_UTC.test(text) ? text : new Date(text).toISOString();
 }
 
 function isoOpt(v: unknown): string | undefined {
