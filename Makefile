@@ -1,18 +1,19 @@
 # mcpfleet build entry point. `make` on a fresh machine installs what the project needs:
-# Node >= 22 (Node 24 LTS from the npm registry into .tools/ when the machine's is older),
+# Node >= 22.13 (Node 24 LTS from the npm registry into .tools/ when the machine's is older;
+# 22.13 is the first 22 whose node:sqlite, the registry's embedded store, needs no flag),
 # then the npm dependencies.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := all
 
-NODE_MAJOR_MIN := 22
+NODE_MIN := 22.13
 NODE_LTS := 24
 TOOLS := $(CURDIR)/.tools
 NODE_ARCH := $(shell uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/')
 LOCAL_NODE_BIN := $(TOOLS)/node_modules/node-linux-$(NODE_ARCH)/bin
-SYSTEM_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+SYSTEM_NODE := $(shell node -p 'process.versions.node' 2>/dev/null || echo 0)
 
-ifeq ($(shell test $(SYSTEM_NODE_MAJOR) -ge $(NODE_MAJOR_MIN) && echo ok),ok)
+ifeq ($(shell printf '%s\n%s\n' $(NODE_MIN) $(SYSTEM_NODE) | sort -V -C && echo ok),ok)
 NODE_STAMP :=
 else
 export PATH := $(LOCAL_NODE_BIN):$(PATH)
@@ -27,7 +28,7 @@ RUN := node --enable-source-maps
 all: install build
 
 $(LOCAL_NODE_BIN)/node:
-	@echo "make: machine Node is $(SYSTEM_NODE_MAJOR); installing Node $(NODE_LTS) LTS into .tools/"
+	@echo "make: machine Node is $(SYSTEM_NODE) (< $(NODE_MIN)); installing Node $(NODE_LTS) LTS into .tools/"
 	@mkdir -p $(TOOLS)
 	@$(NPM) install --prefix $(TOOLS) --no-save --no-package-lock node-linux-$(NODE_ARCH)@$(NODE_LTS)
 	@$@ --version
