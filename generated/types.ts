@@ -1467,11 +1467,11 @@ export interface DatabaseConfig {
   dynamicAuth?: DynamicAuthConfig;
 }
 /**
- * The in-process PostgreSQL-compatible store. Without dataDir it lives in memory and is lost on restart.
+ * The in-process SQLite store (node:sqlite, for one replica; several replicas share a PostgreSQL server). Without dataDir it lives in memory and is lost on restart.
  */
 export interface EmbeddedStoreConfig {
   /**
-   * Directory holding the store's data; created when missing.
+   * Directory holding the store's data (registry.sqlite); created when missing.
    */
   dataDir?: string;
 }
