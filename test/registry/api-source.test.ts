@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
+import { openStore } from "../../src/registry/store/open.js";
 import { startServer } from "./helpers.js";
 
 interface Upstream {
@@ -123,6 +124,48 @@ auth: { mode: anonymous }
     expect((await sync("up-v01")).status).toBe(200);
     expect(up.asked).toEqual(["/v0.1/servers", "/v0/servers"]);
     expect(await status("up-v01")).toMatchObject({ phase: "Ready", apiPath: "/v0/servers" });
+  });
+
+  it("keeps the form in the store: a restarted server asks it first", async () => {
+    const up = await upstream("io.up/restart", ["/v0.1"]);
+    const data = join(dir, "data");
+    const config = `
+sources:
+  - name: up
+    api: { endpoint: "${up.url}" }
+registries:
+  - name: all
+    sources: [up]
+database: { embedded: { dataDir: "${data}" } }
+auth: { mode: anonymous }
+`;
+    try {
+      for (const expected of [["/v0/servers", "/v0.1/servers"], ["/v0.1/servers"]]) {
+        up.asked.length = 0;
+        const s = await startServer(config, dir, { firstSyncDeadlineMs: 60_000 });
+        try {
+          const r = await fetch(`${s.url}/v1/sources/up/sync?wait=true`, { method: "POST" });
+          expect(r.status).toBe(200);
+          const view = (await (await fetch(`${s.url}/v1/sources/up`)).json()) as {
+            status: { apiPath?: string };
+          };
+          expect(view.status.apiPath).toBe("/v0.1/servers");
+        } finally {
+          await s.close();
+        }
+        // The first sync at start, then the one asked for: each asks the recorded form first.
+        expect(up.asked.slice(0, expected.length)).toEqual(expected);
+        // Recorded in the store, where a restarted server or another replica reads it.
+        const store = await openStore({ embedded: { dataDir: data } }, dir);
+        try {
+          expect((await store.getStatus("up"))?.apiPath).toBe("/v0.1/servers");
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      up.server.close();
+    }
   });
 
   it("fails naming both URLs when neither form answers", async () => {

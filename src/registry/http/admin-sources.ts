@@ -2,7 +2,6 @@
 // from the configuration file are read-only here (403).
 import type { FastifyPluginCallback } from "fastify";
 import { sourceKind, type SourceConfig } from "../config/types.js";
-import { answeredApiPath } from "../sources/fetch.js";
 import { checkLocation, locationKey } from "../sources/location.js";
 import type { SourceRecord, SyncStatus } from "../store/store.js";
 import { validateAdminBody } from "./admin-body.js";
@@ -18,19 +17,14 @@ import { fail } from "./problem.js";
 import { ERR, ERRORS, NAME_PARAM, SOURCE_VIEW } from "./schemas.js";
 
 function sourceView(s: SourceRecord, status: SyncStatus | undefined): Record<string, unknown> {
-  const endpoint = (s.config as { api?: { endpoint?: string } }).api?.endpoint;
-  // An api source's status says which form of the server list its endpoint answered on.
-  const apiPath = endpoint === undefined ? undefined : answeredApiPath(endpoint);
   return {
     name: s.name,
     kind: s.kind,
     origin: s.origin,
     readOnly: s.origin === "config",
     config: { name: s.name, ...s.config },
-    status: {
-      ...(status ?? { phase: "Pending", entryCount: 0 }),
-      ...(apiPath !== undefined ? { apiPath } : {}),
-    },
+    // An api source's status says which form of the server list its endpoint answered on.
+    status: status ?? { phase: "Pending", entryCount: 0 },
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };

@@ -370,13 +370,9 @@ function withinSize(blob: Uint8Array, maxBytes = MAX_FILE_BYTES): Buffer {
 export const API_FORMS = ["/v0", "/v0.1"] as const;
 export type ApiForm = (typeof API_FORMS)[number];
 
-/** The form each endpoint last answered with: the next sync asks that one first. */
-const answeredForm = new Map<string, ApiForm>();
-
-/** The path of the server list `endpoint` last answered on (`/v0/servers`), if it has. */
-export function answeredApiPath(endpoint: string): string | undefined {
-  const form = answeredForm.get(endpoint.replace(/\/+$/, ""));
-  return form === undefined ? undefined : `${form}/servers`;
+/** The form of a server-list path a source's status recorded (`/v0/servers`), if it is one. */
+export function apiFormOf(path: string | undefined): ApiForm | undefined {
+  return API_FORMS.find((f) => path === `${f}/servers`);
 }
 
 /** Answers of a registry that lacks a form: try the other one. */
@@ -403,11 +399,13 @@ export async function* fetchApiPages(
     timeoutMs?: number;
     limits?: Partial<SyncLimits>;
     guard?: LocationPolicy;
+    /** The form the endpoint answered on last time (from the source's status). */
+    preferred?: ApiForm;
   } = {},
 ): AsyncGenerator<ApiPage> {
   const limits = { ...DEFAULT_SYNC_LIMITS, ...opts.limits };
   const base = endpoint.replace(/\/+$/, "");
-  const preferred = answeredForm.get(base);
+  const preferred = opts.preferred;
   // The first page finds the form: the one that answered last, else the spec's, then the other.
   let forms: ApiForm[] =
     preferred === undefined
@@ -460,10 +458,7 @@ export async function* fetchApiPages(
       }
     }
     const form = forms[0] as ApiForm;
-    if (page === 0) {
-      forms = [form];
-      answeredForm.set(base, form);
-    }
+    if (page === 0) forms = [form];
     total += bytes.length;
     if (total > limits.maxTotalBytes) {
       throw new McpfleetError("ERR_SYNC_FAILED", `the pages exceed ${limits.maxTotalBytes} bytes`);

@@ -13,6 +13,7 @@ import { checkLocation, type LocationPolicy } from "./location.js";
 import type { KubeConfig } from "@kubernetes/client-node";
 import {
   DEFAULT_SYNC_LIMITS,
+  apiFormOf,
   fetchApiPages,
   fetchFile,
   fetchGit,
@@ -160,13 +161,21 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
     writing.catch(() => undefined);
     rows = new StageRows();
   };
+  let recorded = (await store.getStatus(cfg.name))?.apiPath;
+  const preferred = apiFormOf(recorded);
   try {
     for await (const page of fetchApiPages(endpoint, {
+      ...(preferred !== undefined ? { preferred } : {}),
       ...(ctx.limits !== undefined ? { limits: ctx.limits } : {}),
       ...(ctx.guard !== undefined ? { guard: ctx.guard } : {}),
       ...(ctx.apiPageSize !== undefined ? { pageSize: ctx.apiPageSize } : {}),
       ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
     })) {
+      const answered = `${page.form}/servers`;
+      if (answered !== recorded) {
+        await store.recordApiPath(cfg.name, answered);
+        recorded = answered;
+      }
       hash.update(page.bytes);
       const items = page.items;
       for (let i = 0; i < items.length; i++) {

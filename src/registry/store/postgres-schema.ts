@@ -108,4 +108,11 @@ ALTER INDEX entries_search_trgm SET (gin_pending_list_limit = 64);
 SELECT gin_clean_pending_list('entries_search_trgm'::regclass);
 `,
   },
+  {
+    version: 5,
+    name: "the path an api source answered on",
+    sql: `
+ALTER TABLE source_status ADD COLUMN api_path text;
+`,
+  },
 ];

@@ -100,4 +100,11 @@ CREATE TRIGGER entries_search_delete AFTER DELETE ON entries BEGIN INSERT INTO e
 CREATE TRIGGER entries_search_update AFTER UPDATE OF search ON entries BEGIN INSERT INTO entries_search (entries_search, rowid, search) VALUES ('delete', old.id, old.search); INSERT INTO entries_search (rowid, search) VALUES (new.id, new.search); END;
 `,
   },
+  {
+    version: 3,
+    name: "the path an api source answered on",
+    sql: `
+ALTER TABLE source_status ADD COLUMN api_path text;
+`,
+  },
 ];

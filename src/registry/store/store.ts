@@ -40,6 +40,8 @@ export interface SyncStatus {
   message?: string;
   entryCount: number;
   contentHash?: string;
+  /** An api source: the path of the server list its endpoint last answered on (`/v0/servers`). */
+  apiPath?: string;
 }
 
 /** A version's lifecycle status (the official registry's): deleted versions are hidden by default. */
@@ -219,7 +221,7 @@ const TOPOLOGY_LOCK = "mcpfleet-topology";
 
 /** Status rows with a live entry count (publishes do not touch the status row). */
 const STATUS_SELECT = `SELECT st.source, st.phase, st.last_attempt, st.last_success, st.message,
-  st.content_hash, (SELECT count(*) FROM entries e WHERE e.source = st.source) AS entry_count
+  st.content_hash, st.api_path, (SELECT count(*) FROM entries e WHERE e.source = st.source) AS entry_count
   FROM source_status st`;
 
 export class Store {
@@ -478,6 +480,11 @@ export class Store {
        ON CONFLICT (source) DO UPDATE SET phase = 'Syncing', last_attempt = now()`,
       [source],
     );
+  }
+
+  /** Records the path an api source's endpoint answered on; its next sync asks that one first. */
+  async recordApiPath(source: string, path: string): Promise<void> {
+    await this.db.query(`UPDATE source_status SET api_path = $2 WHERE source = $1`, [source, path]);
   }
 
   /** Records a sync that found the data unchanged: nothing else is written. */
@@ -891,5 +898,6 @@ function toStatus(r: Record<string, unknown>): SyncStatus {
   if (ls !== undefined) s.lastSuccess = ls;
   if (typeof r.message === "string") s.message = r.message;
   if (typeof r.content_hash === "string") s.contentHash = r.content_hash;
+  if (typeof r.api_path === "string") s.apiPath = r.api_path;
   return s;
 }
