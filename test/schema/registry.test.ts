@@ -304,6 +304,14 @@ const configCases: Case[] = [
     level: "cel",
     message: "must be defined in sources",
   },
+  { name: "a default registry that is defined", mutate: (d) => (d.defaultRegistry = "default") },
+  {
+    name: "a default registry that is not defined",
+    mutate: (d) => (d.defaultRegistry = "elsewhere"),
+    path: "/defaultRegistry",
+    level: "cel",
+    message: "defaultRegistry must name a registry defined in registries",
+  },
   {
     name: "a registry without sources",
     mutate: (d) => (reg(d, 0).sources = []),
@@ -1230,7 +1238,7 @@ describe("CEL rules", () => {
     }
     const config = ruleMessages("config/registry-server.yaml");
     const crd = ruleMessages("crd/mcpregistry.yaml");
-    expect([config.length, crd.length]).toEqual([15, 19]);
+    expect([config.length, crd.length]).toEqual([16, 19]);
     expect([...config, ...crd].filter((m) => !seen.has(m))).toEqual([]);
   });
 });
