@@ -9,7 +9,6 @@
 // `mcpfleet apply` of examples/enforce-servers reads the catalog ConfigMap from the cluster.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
@@ -24,6 +23,7 @@ import { commitFiles, gitCmd, makeRepo } from "../support/git-server.js";
 import { tmp } from "../controller/helpers.js";
 import { GROUP_VERSION, harness, testNamespace } from "./controller-harness.js";
 import { ROOT } from "./helpers.js";
+import { freePort } from "../support/ports.js";
 
 const MAIN = join(ROOT, "src/cli/main.ts");
 
@@ -103,14 +103,6 @@ const running: ChildProcess[] = [];
 afterAll(async () => {
   for (const c of running) await stopRegistry(c);
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function registryDoc(endpoint: string, enforce: boolean): string {
   return stringify({

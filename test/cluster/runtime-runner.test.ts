@@ -6,7 +6,6 @@
 // for a pod no kubelet runs).
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { KubeClient } from "../../src/controller/kube-client.js";
@@ -17,6 +16,7 @@ import { synthesize } from "../../src/synth/render.js";
 import { noCluster } from "../support/cluster/context.js";
 import { programPath, runtimeMissing } from "../synth/runtime-tools.js";
 import { ROOT, client, kubeconfig, namespace, tmpDir, until } from "./helpers.js";
+import { freePort } from "../support/ports.js";
 
 const missing = runtimeMissing();
 if (missing !== undefined) console.warn(`runtime runner tests SKIPPED: ${missing}`);
@@ -227,15 +227,3 @@ describe.skipIf(noCluster() || missing !== undefined)("the proxy runner on the A
     90_000,
   );
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() =>
-        typeof a === "object" && a !== null ? resolve(a.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}

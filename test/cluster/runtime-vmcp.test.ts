@@ -6,7 +6,6 @@
 // answers /health, and reports its status on the VirtualMCPServer through the rendered Role.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +27,7 @@ import {
   tmpDir,
   until,
 } from "./helpers.js";
+import { freePort } from "../support/ports.js";
 
 const VMCP = "engineering-tools";
 
@@ -54,18 +54,6 @@ afterEach(() => {
 
 type Obj = KubeObject & { spec?: Record<string, unknown> };
 type Env = { name: string; value?: string };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() =>
-        typeof a === "object" && a !== null ? resolve(a.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 /** The API server's address and CA, as the kubeconfig of the run names them. */
 function apiServer(): { host: string; port: string; ca: Buffer } {

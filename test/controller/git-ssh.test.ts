@@ -20,6 +20,7 @@ import { isMcpfleetError } from "../../src/errors.js";
 import { runCli } from "../cli/helpers.js";
 import { commitFiles, gitCmd, makeRepo } from "../support/git-server.js";
 import { tmp } from "./helpers.js";
+import { freePort } from "../support/ports.js";
 
 const SSHD = ["/usr/sbin/sshd", "/usr/local/sbin/sshd"].find((p) => existsSync(p));
 const sshdRequired = process.env.REQUIRE_SSHD === "1";
@@ -37,17 +38,6 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
     throw err;
   }
   throw new Error("no error");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port: number, sshd: ChildProcess, log: () => string): Promise<void> {

@@ -4,10 +4,10 @@
 // REQUIRE_POSTGRES=1 (CI), which turns the skip into a failure.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freePort } from "./ports.js";
 
 export interface PostgresServer {
   host: string;
@@ -42,18 +42,6 @@ export function postgresAvailable(): boolean {
   if (process.env.REQUIRE_POSTGRES === "1") throw new Error(`REQUIRE_POSTGRES=1: ${msg}`);
   console.warn(`\n!!!!!!!!\n!!! ${msg}\n!!!!!!!!\n`);
   return false;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function asPostgresUser(cmd: string, args: string[]): [string, string[]] {

@@ -5,7 +5,6 @@
 // validator), then `vmcp serve` on one of them until it answers /health.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -23,6 +22,7 @@ import {
   programPath,
   runtimeMissing,
 } from "./runtime-tools.js";
+import { freePort } from "../support/ports.js";
 
 const missing = runtimeMissing();
 if (missing !== undefined) console.warn(`runtime load tests SKIPPED: ${missing}`);
@@ -298,18 +298,6 @@ describe("the registry server's configuration", () => {
     for (const f of files) expect(parseConfig(f.text, f.name).warnings, f.name).toEqual([]);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() =>
-        typeof a === "object" && a !== null ? resolve(a.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
 
 async function pollHealth(port: number, exited: () => boolean): Promise<number | undefined> {
   for (let i = 0; i < 600; i++) {

@@ -9,14 +9,8 @@ import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { type ClusterBinaries } from "./binaries.js";
 import { type ClientCertificate, type Pki, makePki } from "./pki.js";
-import {
-  type Proc,
-  freePort,
-  logTail,
-  startProcess,
-  startWatchdog,
-  stopProcess,
-} from "./processes.js";
+import { freePort } from "../ports.js";
+import { type Proc, logTail, startProcess, startWatchdog, stopProcess } from "./processes.js";
 
 export interface ControlPlane {
   /** https://127.0.0.1:PORT */

@@ -3,7 +3,6 @@
 // and deletes their data when the process that started them is gone, even after a SIGKILL.
 import { type ChildProcess, spawn } from "node:child_process";
 import { openSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 
 export interface Proc {
   name: string;
@@ -37,19 +36,6 @@ export async function stopProcess(proc: Proc, graceMs = 10_000): Promise<void> {
   const timer = setTimeout(() => proc.child.kill("SIGKILL"), graceMs);
   await proc.exited;
   clearTimeout(timer);
-}
-
-/** A loopback port nobody listens on now (the caller binds it next). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr !== null ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**
