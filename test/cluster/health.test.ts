@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { EXAMPLES, commitFiles, tmp } from "../controller/helpers.js";
 import { makeRepo } from "../support/git-server.js";
 import { harness, testNamespace } from "./controller-harness.js";
-import { client, installCrds } from "./helpers.js";
+import { client, installCrds, until } from "./helpers.js";
 
 const server = (logLevel: string) => `apiVersion: toolhive.stacklok.dev/v1alpha1
 kind: MCPServer
@@ -146,7 +146,25 @@ describe.skipIf(noCluster())("waiting for the rollout of what a revision applied
       reason: "ProgressDeadlineExceeded",
     });
 
-    // 4. The Pods start: the next sync of the same revision waits again and applies it.
+    // 4. The Pods start, and the Deployment controller sees the rollout complete (until it has,
+    // its Progressing condition still says ProgressDeadlineExceeded, which ends a wait at once,
+    // as `kubectl rollout status` does): the next sync of the same revision applies it.
+    await until(
+      "the Deployment rolled out past its deadline",
+      async () => {
+        await podsReady(ns);
+        const d = await admin.get({
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "fetch", namespace: ns },
+        });
+        const progressing = (
+          d?.status as { conditions?: Condition[] } | undefined
+        )?.conditions?.find((c) => c.type === "Progressing");
+        return progressing?.reason === "NewReplicaSetAvailable";
+      },
+      60_000,
+    );
     const recovered = await syncWithKubelet(() => h.reconciler.sync(), ns);
     expect(recovered.kind).toBe("applied");
     expect(h.status.lastAppliedRevision).toBe(second);
