@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { openStore } from "../../src/registry/store/open.js";
-import { startServer } from "./helpers.js";
+import { startServer, untilReady } from "./helpers.js";
 
 interface Upstream {
   url: string;
@@ -82,9 +82,7 @@ auth: { mode: anonymous }
       dir,
       { firstSyncDeadlineMs: 60_000 },
     );
-    for (let i = 0; i < 200 && (await fetch(`${server.url}/readiness`)).status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilReady(server.url);
   });
   afterAll(async () => {
     await server.close();

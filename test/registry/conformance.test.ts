@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { describeWithSharedData, sharedPath } from "../support/shared-data.js";
-import { startServer } from "./helpers.js";
+import { startServer, untilReady } from "./helpers.js";
 
 // ajv-formats is CommonJS: at run time the default import is the plugin itself.
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
@@ -87,9 +87,7 @@ auth: { mode: anonymous }
 `,
       dir,
     );
-    for (let i = 0; i < 200 && (await fetch(`${server.url}/readiness`)).status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilReady(server.url);
   });
   afterAll(async () => {
     await server.close();

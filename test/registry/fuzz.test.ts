@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
-import { startServer } from "./helpers.js";
+import { startServer, untilReady } from "./helpers.js";
 
 const RUNS = Number(process.env.REGISTRY_FUZZ_RUNS ?? 10_500);
 const SEED = Number(process.env.REGISTRY_FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -521,9 +521,7 @@ describe.each(stores)("fuzzing every documented route ($name store)", (store) =>
     dir = mkdtempSync(join(tmpdir(), "fuzz-"));
     copyFileSync(join(DATA, "upstream.json"), join(dir, "data.json"));
     server = await startServer(config(await store.database(dir)), dir);
-    for (let i = 0; i < 200 && (await fetch(`${server.url}/readiness`)).status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilReady(server.url);
   }, 120_000);
   afterAll(async () => {
     await server?.close();
@@ -597,9 +595,7 @@ auth:
 `,
       dir,
     );
-    for (let i = 0; i < 200 && (await fetch(`${server.url}/readiness`)).status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilReady(server.url);
   }, 120_000);
   afterAll(async () => {
     await server?.close();

@@ -126,3 +126,10 @@ export async function startServer(
     },
   );
 }
+
+/** Polls `${url}/readiness` until it answers 200 (its first syncs done), for up to 10 s. */
+export async function untilReady(url: string): Promise<void> {
+  for (let i = 0; i < 200 && (await fetch(`${url}/readiness`)).status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

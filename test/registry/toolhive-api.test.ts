@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
-import { startServer } from "./helpers.js";
+import { startServer, untilReady } from "./helpers.js";
 
 const DATA = join(import.meta.dirname, "fixtures", "catalog-upstream.json");
 
@@ -79,9 +79,7 @@ auth:
 `,
       dir,
     );
-    for (let i = 0; i < 200 && (await fetch(`${server.url}/readiness`)).status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilReady(server.url);
   });
   afterAll(async () => {
     await server.close();
