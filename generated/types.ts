@@ -1009,6 +1009,10 @@ export interface EmbeddedAuthServerConfig {
    * @maxItems 20
    */
   trustedIssuers?: TrustedIssuerConfig[];
+  /**
+   * Dynamic Client Registration may register confidential clients (which then receive a client secret, returned once); public clients with PKCE only when false. v1beta1 only.
+   */
+  allowConfidentialClientRegistration?: boolean;
 }
 /**
  * How long issued tokens and codes stay valid.
@@ -1082,7 +1086,7 @@ export interface UserInfoFieldMapping {
 export interface OAuth2UpstreamConfig {
   authorizationEndpoint: HTTPURL;
   tokenEndpoint: HTTPURL;
-  userInfo: UserInfoConfig;
+  userInfo?: UserInfoConfig;
   /**
    * Client ID registered with the provider.
    */
@@ -1124,16 +1128,24 @@ export interface AuthServerStorageConfig {
   redis?: RedisStorageConfig;
 }
 /**
- * Redis behind Sentinel, with ACL user authentication.
+ * Redis behind Sentinel, with ACL user authentication. v1beta1 also reaches a standalone server or a Redis Cluster by address (exactly one of addr and sentinelConfig).
  */
 export interface RedisStorageConfig {
-  sentinelConfig: RedisSentinelConfig;
+  sentinelConfig?: RedisSentinelConfig;
   aclUserConfig: RedisACLUserConfig;
   dialTimeout?: Duration;
   readTimeout?: Duration;
   writeTimeout?: Duration;
   tls?: RedisTLSConfig;
   sentinelTls?: RedisTLSConfig;
+  /**
+   * Address (host:port) of a standalone server or a cluster's discovery endpoint.
+   */
+  addr?: string;
+  /**
+   * addr is a Redis Cluster endpoint (speak the cluster protocol).
+   */
+  clusterMode?: boolean;
 }
 /**
  * The Sentinels that know the current Redis master: a list of addresses, or a Service whose endpoints are the Sentinels (exactly one of the two).
@@ -1173,7 +1185,7 @@ export interface SentinelServiceRef {
  * Redis ACL user credentials, read from Secrets.
  */
 export interface RedisACLUserConfig {
-  usernameSecretRef: SecretKeyRef;
+  usernameSecretRef?: SecretKeyRef;
   passwordSecretRef: SecretKeyRef;
 }
 /**

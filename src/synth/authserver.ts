@@ -92,14 +92,11 @@ function upstream(p: T.UpstreamProviderConfig, extras: PodExtras, callback: stri
   };
 }
 
-function storage(
-  s: T.AuthServerStorageConfig | undefined,
-  extras: PodExtras,
+function sentinelConfig(
+  sentinel: T.RedisSentinelConfig | undefined,
   ctx: AuthServerContext,
 ): unknown {
-  const redis = s?.redis;
-  if (redis === undefined) return { type: s?.type ?? "memory" };
-  const sentinel = redis.sentinelConfig;
+  if (sentinel === undefined) return undefined;
   const service = sentinel.sentinelService;
   const addrs =
     sentinel.sentinelAddrs ??
@@ -108,14 +105,31 @@ function storage(
       : [
           `${service.name}.${service.namespace ?? ctx.namespace}.svc.cluster.local:${service.port ?? SENTINEL_PORT}`,
         ]);
+  return { master_name: sentinel.masterName, sentinel_addrs: addrs, db: sentinel.db };
+}
+
+function storage(
+  s: T.AuthServerStorageConfig | undefined,
+  extras: PodExtras,
+  ctx: AuthServerContext,
+): unknown {
+  const redis = s?.redis;
+  if (redis === undefined) return { type: s?.type ?? "memory" };
   const acl = redis.aclUserConfig;
   return {
     type: "redis",
     redis_config: {
-      sentinel_config: { master_name: sentinel.masterName, sentinel_addrs: addrs, db: sentinel.db },
+      // A standalone server or a cluster by address (v1beta1), else the Sentinels.
+      addr: redis.addr,
+      cluster_mode: redis.clusterMode === true ? true : undefined,
+      sentinel_config: sentinelConfig(redis.sentinelConfig, ctx),
       auth_type: "aclUser",
       acl_user_config: {
-        username_env_var: extras.secretEnv(AUTH_REDIS_USERNAME, acl.usernameSecretRef),
+        // No user name (v1beta1): the password authenticates Redis's default user.
+        username_env_var:
+          acl.usernameSecretRef === undefined
+            ? ""
+            : extras.secretEnv(AUTH_REDIS_USERNAME, acl.usernameSecretRef),
         password_env_var: extras.secretEnv(AUTH_REDIS_PASSWORD, acl.passwordSecretRef),
       },
       // One prefix per workload, as the reference operator derives it, so servers sharing a
@@ -141,6 +155,8 @@ export function embeddedAuthServer(
   return {
     schema_version: SCHEMA_VERSION,
     issuer: e.issuer,
+    allow_confidential_client_registration:
+      e.allowConfidentialClientRegistration === true ? true : undefined,
     authorization_endpoint_base_url: e.authorizationEndpointBaseUrl,
     signing_key_config:
       keys.length === 0

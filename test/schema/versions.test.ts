@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildCrd } from "../../src/schema/crd.js";
 import { defaultSchemaSet, loadSchemaFiles, type SchemaNode } from "../../src/schema/index.js";
 import { SchemaIndex } from "../../src/schema/resolve.js";
-import { v1beta1Files, v1beta1SchemaId } from "../../src/schema/versions.js";
+import { v1beta1Files } from "../../src/schema/versions.js";
 
 const files = loadSchemaFiles();
 
@@ -20,14 +20,77 @@ const V1ALPHA1 = "toolhive.stacklok.dev/v1alpha1";
 const V1BETA1 = "toolhive.stacklok.dev/v1beta1";
 
 describe("v1beta1 forms", () => {
-  it("exist only for the kinds whose schema marks a difference", () => {
-    expect(v1beta1Files(files).map((f) => f.id)).toEqual(
-      ["MCPServer", "MCPRemoteProxy", "MCPServerEntry", "VirtualMCPServer"].map((k) =>
-        v1beta1SchemaId(k as "MCPServer"),
-      ),
-    );
+  it("exist for the files that mark a difference and the files that refer to them", () => {
+    expect(v1beta1Files(files).map((f) => f.path)).toEqual([
+      // Marks the embedded authorization server's v1beta1 fields.
+      "config/authtypes.v1beta1.yaml",
+      // Refer to it; their references point at its v1beta1 copy.
+      "crd/mcpexternalauthconfig.v1beta1.yaml",
+      "crd/mcpoidcconfig.v1beta1.yaml",
+      // Mark differences of their own (and refer to it).
+      "crd/mcpremoteproxy.v1beta1.yaml",
+      "crd/mcpserver.v1beta1.yaml",
+      "crd/mcpserverentry.v1beta1.yaml",
+      "crd/virtualmcpserver.v1beta1.yaml",
+    ]);
     // The marker itself is gone from the form.
     expect(JSON.stringify(v1beta1Files(files))).not.toContain("x-mcpfleet-v1beta1");
+    const auth = v1beta1Files(files).find((f) => f.path.startsWith("crd/mcpexternalauthconfig"))!;
+    expect(JSON.stringify(auth.schema)).toContain("../config/authtypes.v1beta1.yaml#/$defs/");
+  });
+
+  it("in a shared file: v1beta1 admits the reference's later forms, v1alpha1 keeps the spec's", () => {
+    const set = defaultSchemaSet();
+    const auth = (
+      apiVersion: string,
+      redis: Record<string, unknown>,
+      issuer = "https://a.example",
+    ) => ({
+      apiVersion,
+      kind: "MCPExternalAuthConfig",
+      metadata: { name: "a" },
+      spec: {
+        type: "embeddedAuthServer",
+        embeddedAuthServer: {
+          issuer,
+          ...(apiVersion === V1BETA1 ? { allowConfidentialClientRegistration: true } : {}),
+          upstreamProviders: [
+            {
+              name: "gh",
+              type: "oauth2",
+              oauth2Config: {
+                authorizationEndpoint: "https://gh.example/authorize",
+                tokenEndpoint: "https://gh.example/token",
+                clientId: "c",
+              },
+            },
+          ],
+          storage: {
+            type: "redis",
+            redis: { ...redis, aclUserConfig: { passwordSecretRef: { name: "r", key: "p" } } },
+          },
+        },
+      },
+    });
+    const cluster = { addr: "redis:6379", clusterMode: true };
+    expect(set.validateKind("MCPExternalAuthConfig", auth(V1BETA1, cluster))).toEqual([]);
+    const paths = (issues: { path: string }[]) => issues.map((i) => i.path).sort();
+    expect(paths(set.validateKind("MCPExternalAuthConfig", auth(V1ALPHA1, cluster)))).toEqual([
+      "/spec/embeddedAuthServer/storage/redis/aclUserConfig/usernameSecretRef",
+      "/spec/embeddedAuthServer/storage/redis/addr",
+      "/spec/embeddedAuthServer/storage/redis/clusterMode",
+      "/spec/embeddedAuthServer/storage/redis/sentinelConfig",
+      "/spec/embeddedAuthServer/upstreamProviders/0/oauth2Config/userInfo",
+    ]);
+    const messages = (doc: unknown) =>
+      set.validateKind("MCPExternalAuthConfig", doc).map((i) => i.message);
+    expect(messages(auth(V1BETA1, { clusterMode: true }))).toEqual([
+      "exactly one of addr or sentinelConfig must be set",
+      "clusterMode requires addr to be set",
+    ]);
+    expect(messages(auth(V1BETA1, { addr: "redis:6379" }, "http://localhost:8080"))).toEqual([
+      expect.stringMatching(/^allowConfidentialClientRegistration requires an https issuer/),
+    ]);
   });
 
   it("are picked by the document's apiVersion", () => {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/registry/config/load.js";
-import { loadPaths } from "../../src/synth/load.js";
+import { loadPaths, loadTexts } from "../../src/synth/load.js";
 import type { KubeObject, Resource } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS, TOOLHIVE_VERSION } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
@@ -53,6 +53,12 @@ async function renderedSets(): Promise<Rendered[]> {
       DEFAULT_SYNTH_OPTIONS,
     ).objects,
   });
+  const v1beta1 = await loadTexts([{ name: "v1beta1-auth.yaml", text: V1BETA1_AUTH_SERVER }]);
+  expect(v1beta1.report.resources.flatMap((r) => r.errors)).toEqual([]);
+  sets.push({
+    source: "v1beta1 auth server",
+    objects: synthesize(v1beta1.resources, DEFAULT_SYNTH_OPTIONS).objects,
+  });
   if (havePeer) {
     for (const f of readdirSync(PEER_INPUTS)
       .filter((x) => x.endsWith(".yaml"))
@@ -67,6 +73,44 @@ async function renderedSets(): Promise<Rendered[]> {
   }
   return sets;
 }
+
+/**
+ * An embedded authorization server in the forms only v1beta1 admits: an OAuth 2.0 upstream
+ * without userInfo, Redis Cluster by address, a password without a user name, confidential
+ * client registration.
+ */
+const V1BETA1_AUTH_SERVER = `
+apiVersion: toolhive.stacklok.dev/v1beta1
+kind: MCPExternalAuthConfig
+metadata: { name: cluster-auth, namespace: default }
+spec:
+  type: embeddedAuthServer
+  embeddedAuthServer:
+    issuer: https://auth.example.com
+    allowConfidentialClientRegistration: true
+    upstreamProviders:
+      - name: github
+        type: oauth2
+        oauth2Config:
+          authorizationEndpoint: https://github.com/login/oauth/authorize
+          tokenEndpoint: https://github.com/login/oauth/access_token
+          clientId: client
+    storage:
+      type: redis
+      redis:
+        addr: redis-cluster.default.svc:6379
+        clusterMode: true
+        aclUserConfig:
+          passwordSecretRef: { name: redis, key: password }
+---
+apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPServer
+metadata: { name: behind-cluster-auth, namespace: default }
+spec:
+  image: ghcr.io/example/probe:1
+  transport: streamable-http
+  authServerRef: { name: cluster-auth }
+`;
 
 /**
  * MCPServers that use what no example MCPServer does: each example MCPExternalAuthConfig (an
@@ -217,6 +261,37 @@ describe.skipIf(missing !== undefined)("the runtime programs load what synth ren
     }
     expect(failures).toEqual([]);
   }, 120_000);
+
+  it("v1beta1's Redis Cluster by address reaches the runner as written", async () => {
+    const [file] = configFiles(await renderedSets(), "runconfig.json").filter((f) =>
+      f.name.startsWith("v1beta1 auth server"),
+    );
+    const path = join(dir, "v1beta1-auth.json");
+    writeFileSync(path, file!.text);
+    const run = spawnSync(programPath("runconfig-check"), [path], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    const auth = (JSON.parse(run.stdout) as Record<string, Record<string, unknown>>)
+      .embedded_auth_server_config!;
+    expect(auth.allow_confidential_client_registration).toBe(true);
+    const redis = (auth.storage as { redis_config: Record<string, unknown> }).redis_config;
+    expect(redis).toMatchObject({ addr: "redis-cluster.default.svc:6379", cluster_mode: true });
+    expect(redis.sentinel_config).toBeUndefined();
+    const [upstream] = auth.upstreams as { oauth2_config: Record<string, unknown> }[];
+    expect(upstream!.oauth2_config.userinfo).toBeUndefined();
+  });
+
+  it("the runner refuses confidential registration behind a cleartext issuer (the check can fail)", async () => {
+    const [file] = configFiles(await renderedSets(), "runconfig.json").filter((f) =>
+      f.name.startsWith("v1beta1 auth server"),
+    );
+    const config = JSON.parse(file!.text) as { embedded_auth_server_config: { issuer: string } };
+    config.embedded_auth_server_config.issuer = "http://auth.example.com";
+    const path = join(dir, "v1beta1-auth-http.json");
+    writeFileSync(path, JSON.stringify(config));
+    const run = spawnSync(programPath("runconfig-check"), [path], { encoding: "utf8" });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/confidential/);
+  });
 
   it("a run-config with a key the runner does not read is refused (the check can fail)", () => {
     const path = join(dir, "unknown.json");

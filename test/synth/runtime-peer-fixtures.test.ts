@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { loadPaths } from "../../src/synth/load.js";
+import { loadTexts } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
@@ -35,8 +35,21 @@ const DELIBERATE: RegExp[] = [
 
 const TARGET = 0.98;
 
+/**
+ * An input as the reference's API server reads it. The Go builders' fixtures are their structs
+ * written as YAML, and one writes the Go field name: `RemoteURL` of a v1beta1 MCPRemoteProxy is
+ * `remoteUrl` in that version's JSON (its CRD, and every v1beta1 resource of
+ * shared/data/reference-resources, spell it so).
+ */
+function asServed(text: string): string {
+  const v1beta1Proxy = /^apiVersion: toolhive\.stacklok\.dev\/v1beta1\nkind: MCPRemoteProxy$/m;
+  return v1beta1Proxy.test(text) ? text.replace(/^ {2}remoteURL:/m, "  remoteUrl:") : text;
+}
+
 async function renderCase(c: PeerCase): Promise<KubeObject[]> {
-  const loaded = await loadPaths(c.inputs.map((i) => join(DIR, i)));
+  const loaded = await loadTexts(
+    c.inputs.map((i) => ({ name: i, text: asServed(readFileSync(join(DIR, i), "utf8")) })),
+  );
   if (!loaded.valid) return [];
   return synthesize(loaded.resources, DEFAULT_SYNTH_OPTIONS).objects;
 }

@@ -1,6 +1,7 @@
 // runconfig-check reads a runconfig.json the way thv-proxyrunner does (runner.ReadJSON, the
 // function its `run` command calls on /etc/runconfig/runconfig.json) and prints what it decoded
-// as JSON. The runner itself ignores keys it does not know; this program refuses them, so a
+// as JSON, after validating the embedded authorization server section as the runner does when it
+// starts one. The runner itself ignores keys it does not know; this program refuses them, so a
 // section the runner would silently drop fails the caller's test instead.
 package main
 
@@ -31,6 +32,13 @@ func main() {
 	config, err := runner.ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		fail("rejected by the runner", err)
+	}
+	// The runner validates the embedded authorization server's section first thing when it
+	// starts one, before storage or any network use.
+	if auth := config.EmbeddedAuthServerConfig; auth != nil {
+		if err := auth.Validate(); err != nil {
+			fail("embedded authorization server refused", err)
+		}
 	}
 	out, err := json.Marshal(config)
 	if err != nil {
