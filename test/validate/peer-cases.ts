@@ -2,7 +2,7 @@
 // one folder per case, `resource.yaml` and `case.txt`. Read in place, never copied.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Report, validateTexts } from "../../src/validate/index.js";
+import { type Issue, type Level, type Report, validateTexts } from "../../src/validate/index.js";
 import { sharedPath } from "../support/shared-data.js";
 
 export const PEER_CASES = sharedPath("peer-tests", "validate");
@@ -44,7 +44,13 @@ export function readPeerCases(): PeerCase[] {
 
 export interface PeerOutcome {
   peer: PeerCase;
+  /**
+   * Our verdict at the reference's stage: for an admission-stage case, what schema and CEL say
+   * (the API server's part, which is all the reference's test asserts); otherwise every level.
+   */
   verdict: "valid" | "invalid";
+  /** Errors at a later level (references, run time) on an admission-stage case we admit. */
+  later: string[];
   agrees: boolean;
   /** For a case both reject: one of our errors on its resource names the reference's field. */
   sameField: boolean;
@@ -60,17 +66,33 @@ export function sameField(ours: string, theirs: string): boolean {
   return ours === theirs || ours.startsWith(`${theirs}/`) || theirs.startsWith(`${ours}/`);
 }
 
+/** The levels the API server decides: a document that is not one, its schema, its CEL rules. */
+const ADMISSION_LEVELS: ReadonlySet<Level> = new Set(["parse", "schema", "cel"]);
+
+/**
+ * What the API server decides at create time: the levels above, and a second resource of the
+ * same identity (AlreadyExists), which validate reports among its reference checks.
+ */
+function decidedAtAdmission(e: Issue): boolean {
+  return ADMISSION_LEVELS.has(e.level) || e.message.startsWith("duplicate ");
+}
+
 /** Validates a case as `mcpfleet validate` with its defaults does. */
 export async function runPeerCase(peer: PeerCase): Promise<PeerOutcome> {
   const report: Report = await validateTexts([{ name: "resource.yaml", text: peer.text }], {});
-  const errors = report.resources.flatMap((r) =>
-    r.errors.map((e) => `${r.kind}/${r.name} ${e.path}: ${e.message} (${e.level})`),
+  const line = (r: { kind: string; name: string }, e: Issue) =>
+    `${r.kind}/${r.name} ${e.path}: ${e.message} (${e.level})`;
+  const counted = (e: Issue) => peer.stage === "runtime" || decidedAtAdmission(e);
+  const errors = report.resources.flatMap((r) => r.errors.filter(counted).map((e) => line(r, e)));
+  const later = report.resources.flatMap((r) =>
+    r.errors.filter((e) => !counted(e)).map((e) => line(r, e)),
   );
   const verdict = errors.length > 0 ? "invalid" : "valid";
-  const all = report.resources.flatMap((r) => r.errors);
+  const all = report.resources.flatMap((r) => r.errors.filter(counted));
   return {
     peer,
     verdict,
+    later,
     agrees: verdict === peer.expect,
     sameField:
       verdict === "invalid" && peer.expect === "invalid"
