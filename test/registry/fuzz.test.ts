@@ -10,7 +10,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
-import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
+import { oauthAuthBlock, startIssuer, type TestIssuer } from "../support/oidc.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
 import { startServer, untilReady } from "./helpers.js";
 
@@ -580,19 +580,7 @@ registries:
     sources: [catalog]
     claims: { team: a }
 adminSources: { fileRoots: ["."] }
-auth:
-  mode: oauth
-  oauth:
-    resourceUrl: https://registry.test
-    providers:
-      - { name: local, issuerUrl: "${issuer.issuer}", audience: ${AUDIENCE}, allowPrivateIP: true }
-  authz:
-    roles:
-      superAdmin: [{ groups: root }]
-      manageSources: [{ groups: ops }]
-      manageRegistries: [{ groups: ops }]
-      manageEntries: [{ groups: publishers }]
-`,
+${oauthAuthBlock(issuer)}`,
       dir,
     );
     await untilReady(server.url);

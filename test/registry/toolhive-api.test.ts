@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
-import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
+import { oauthAuthBlock, startIssuer, type TestIssuer } from "../support/oidc.js";
 import { startServer, untilReady } from "./helpers.js";
 
 const DATA = join(import.meta.dirname, "fixtures", "catalog-upstream.json");
@@ -64,19 +64,7 @@ registries:
   - name: team-b
     sources: [team]
     claims: { team: b }
-auth:
-  mode: oauth
-  oauth:
-    resourceUrl: https://registry.test
-    providers:
-      - { name: local, issuerUrl: "${issuer.issuer}", audience: ${AUDIENCE}, allowPrivateIP: true }
-  authz:
-    roles:
-      superAdmin: [{ groups: root }]
-      manageSources: [{ groups: ops }]
-      manageRegistries: [{ groups: ops }]
-      manageEntries: [{ groups: publishers }]
-`,
+${oauthAuthBlock(issuer)}`,
       dir,
     );
     await untilReady(server.url);

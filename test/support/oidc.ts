@@ -25,6 +25,27 @@ export const AUDIENCE = "https://registry.test/api";
 export const OPAQUE_AUDIENCE = "https://registry.test/opaque";
 export const INTROSPECTOR = { id: "registry", secret: "registry-introspection-secret" };
 
+/**
+ * The registry config's `auth:` block (YAML, at column 0) trusting `issuer` for AUDIENCE, with
+ * the role mapping the scoped-caller tests share: group root is super admin, ops manage sources
+ * and registries, publishers manage entries.
+ */
+export function oauthAuthBlock(issuer: TestIssuer): string {
+  return `auth:
+  mode: oauth
+  oauth:
+    resourceUrl: https://registry.test
+    providers:
+      - { name: local, issuerUrl: "${issuer.issuer}", audience: ${AUDIENCE}, allowPrivateIP: true }
+  authz:
+    roles:
+      superAdmin: [{ groups: root }]
+      manageSources: [{ groups: ops }]
+      manageRegistries: [{ groups: ops }]
+      manageEntries: [{ groups: publishers }]
+`;
+}
+
 export interface SigningKey {
   kid: string;
   privateJwk: JWK;
