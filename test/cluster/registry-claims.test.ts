@@ -13,6 +13,7 @@ import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
 import { call } from "../registry-auth/helpers.js";
 import { testNamespace } from "./controller-harness.js";
 import { client, installCrds } from "./helpers.js";
+import { untilReady } from "../registry/helpers.js";
 
 const NS = noCluster() ? "unused" : testNamespace(clusterKubeconfig()!, "claims");
 
@@ -82,9 +83,7 @@ beforeAll(async () => {
     { ...parseConfig(yaml, path), path, baseDir: dir },
     { port: 0, log: pino({ level: "silent" }), kubeConfig: () => kc, generationPollMs: 100 },
   );
-  for (let i = 0; i < 100 && (await call(`${server.url}/readiness`)).status !== 200; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await untilReady(server.url);
 });
 
 afterAll(async () => {

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { untilReady } from "./helpers.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,9 +35,7 @@ describe("mcpfleet registry serve", () => {
         if (url === undefined) await new Promise((r) => setTimeout(r, 50));
       }
       expect(url, out).toBeDefined();
-      for (let i = 0; i < 100 && (await fetch(`${url}/readiness`)).status !== 200; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await untilReady(url!);
       const res = await fetch(`${url}/default/v0.1/servers`);
       expect(res.status).toBe(200);
       const body = (await res.json()) as { servers: { server: { name: string } }[] };

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
-import { startServer } from "./helpers.js";
+import { startServer, untilReady } from "./helpers.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures/upstream.json");
 
@@ -105,9 +105,7 @@ ${await store.database(dir)}
 `,
       dir,
     );
-    for (let i = 0; i < 200 && (await get("/readiness")).status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilReady(server.url);
   }, 120_000);
   afterAll(async () => {
     await server?.close().catch(() => undefined);

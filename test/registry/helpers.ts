@@ -127,9 +127,13 @@ export async function startServer(
   );
 }
 
-/** Polls `${url}/readiness` until it answers 200 (its first syncs done), for up to 10 s. */
-export async function untilReady(url: string): Promise<void> {
-  for (let i = 0; i < 200 && (await fetch(`${url}/readiness`)).status !== 200; i++) {
+/**
+ * Polls `${url}/readiness` until it answers 200 (its first syncs done), for up to `timeoutMs`;
+ * what the test asserts next says what a server that never got ready did.
+ */
+export async function untilReady(url: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && (await fetch(`${url}/readiness`)).status !== 200) {
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
-import { startServer } from "./helpers.js";
+import { startServer, untilReady } from "./helpers.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
 
@@ -93,9 +93,7 @@ describe("registry HTTP API", () => {
     writeFileSync(join(dir, "toolhive.json"), toolhiveCatalog(100));
     server = await startServer(config(dir), dir);
     base = server.url;
-    for (let i = 0; i < 100 && (await get("/readiness")).status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilReady(base);
   });
   afterAll(async () => {
     await server.close();

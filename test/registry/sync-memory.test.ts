@@ -5,6 +5,7 @@
 // keeps outside the heap). Not RSS: freed memory is not always handed back to the system, and
 // the embedded store's page cache (SQLite's, bounded) lives there too.
 import { fork, type ChildProcess } from "node:child_process";
+import { untilReady } from "./helpers.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -78,9 +79,7 @@ database: { embedded: { dataDir: ${join(dir, "data")} } }
       child.once("message", (m) => resolve(m as string));
       child.once("exit", (code) => reject(new Error(`registry exited with ${String(code)}`)));
     });
-    for (let i = 0; i < 600 && (await fetch(`${url}/readiness`)).status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilReady(url, 60_000);
   }, 120_000);
 
   afterAll(async () => {
