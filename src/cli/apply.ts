@@ -1,6 +1,7 @@
 // `mcpfleet apply -f PATH...`: the controller's pipeline once, from local files: validate (nothing
 // is applied when any file is invalid), synthesize, server-side apply with the inventory, prune.
 import { renderPaths } from "../controller/pipeline.js";
+import { planWorkloads } from "../controller/revision-plan.js";
 import { explainKubeError } from "../controller/kube-errors.js";
 import type { KubeClient } from "../controller/kube-client.js";
 import { clusterClient, createApplier } from "../controller/targets.js";
@@ -52,7 +53,7 @@ export async function runApply(
     return 1;
   }
   if (config.dryRun === "client") {
-    const names = rendered.objects.map((o) => objectName(o));
+    const names = planWorkloads(rendered.plan).map((o) => objectName(o));
     if (json) io.out(JSON.stringify({ dryRun: "client", objects: names }, null, 2));
     else for (const n of names) io.out(`${n} (dry run, client)`);
     io.err(`would apply ${names.length} object(s); the cluster was not contacted`);
@@ -91,9 +92,9 @@ export async function runApply(
   });
   try {
     const result = await applier.apply(
-      rendered.objects,
+      rendered.plan,
       { commit: "local", ref: config.paths.join(" ") },
-      { dryRun, resources: rendered.loaded, owners: rendered.owners },
+      { dryRun },
     );
     progress.done();
     const totals = `${result.applied} changed, ${result.unchanged} unchanged, ${result.pruned} pruned`;

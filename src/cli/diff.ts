@@ -3,7 +3,7 @@
 // changes, 0 when none, 2 on usage errors or invalid files.
 import { McpfleetError } from "../errors.js";
 import { explainKubeError } from "../controller/kube-errors.js";
-import { planRevision } from "../controller/cluster-plan.js";
+import { clusterPlan } from "../controller/cluster-plan.js";
 import { diffPlan } from "../controller/diff.js";
 import { InventoryStore } from "../controller/inventory.js";
 import { renderPaths } from "../controller/pipeline.js";
@@ -52,9 +52,8 @@ export async function runDiff(
         `${rendered.errors.length} errors; nothing to diff`,
       );
     }
-    const plan = planRevision(rendered.loaded, rendered.objects, rendered.owners, {
-      fieldManager: config.fieldManager,
-    });
+    // What apply would send of the pipeline's plan.
+    const plan = clusterPlan(rendered.plan, { fieldManager: config.fieldManager });
     const inventory = new InventoryStore(client, {
       name: `${config.fieldManager}-inventory`,
       namespace: controllerNamespace(client, config.controllerNamespace),

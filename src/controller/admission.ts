@@ -5,7 +5,7 @@
 import { McpfleetError } from "../errors.js";
 import type { KubeObject } from "../synth/model.js";
 import { objectName } from "./applier.js";
-import type { PlannedObject } from "./cluster-plan.js";
+import type { PlannedObject } from "./revision-plan.js";
 
 /** Why `object` may not be applied, or undefined when this check admits it. */
 export type AdmissionCheck = (object: KubeObject) => string | undefined;

@@ -1,8 +1,10 @@
-// The seam between the sync pipeline and where rendered objects go. The directory target
-// (render-target.ts) writes manifests; the cluster target applies them with server-side apply.
-import type { KubeObject, Resource } from "../synth/model.js";
+// The seam between the sync pipeline and where a revision's plan goes. The directory target
+// (render-target.ts) writes the plan's workloads as manifests; the cluster target applies the
+// plan with server-side apply.
+import type { KubeObject } from "../synth/model.js";
 import type { WarningSink } from "./events.js";
 import type { Revision } from "./git-source.js";
+import type { RevisionPlan } from "./revision-plan.js";
 
 /** One object's fate in an apply, for logs that say what changed object by object. */
 export interface ObjectChange {
@@ -34,10 +36,6 @@ export interface ApplyResult {
 
 export interface ApplyOptions {
   dryRun?: boolean;
-  /** The validated resources the objects were rendered from (the cluster target applies them). */
-  resources?: readonly Resource[];
-  /** Which resource (by object key) each rendered object belongs to. */
-  owners?: ReadonlyMap<string, string>;
   /** Send every object even when its content has not changed (drift correction). */
   resend?: boolean;
 }
@@ -59,15 +57,11 @@ export interface Applier {
   /** Where the controller's failures are recorded (the cluster target: Warning Events). */
   readonly warnings?: WarningSink;
   /**
-   * Makes the target hold exactly `objects` (sorted in apply order) for `revision`. Must not
+   * Makes the target hold what it takes of `plan` (revision-plan.ts) for `revision`. Must not
    * leave a partial result visible when it throws. With `dryRun`, reports what it would change
    * and changes nothing.
    */
-  apply(
-    objects: readonly KubeObject[],
-    revision: Revision,
-    options?: ApplyOptions,
-  ): Promise<ApplyResult>;
+  apply(plan: RevisionPlan, revision: Revision, options?: ApplyOptions): Promise<ApplyResult>;
 }
 
 export function objectName(o: KubeObject): string {

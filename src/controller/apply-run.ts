@@ -3,7 +3,8 @@
 // inventory entry each leaves, the owner reference each is sent with, and what changed.
 import type { KubeObject } from "../synth/model.js";
 import { type ObjectChange, objectName } from "./applier.js";
-import { type PlannedObject, objectHash, ownerOfPlanned, withOwner } from "./cluster-plan.js";
+import { objectHash, ownerOfPlanned, withOwner } from "./cluster-plan.js";
+import type { PlannedObject } from "./revision-plan.js";
 import type { InventoryEntry } from "./inventory.js";
 import type { LiveObject } from "./kube-client.js";
 

@@ -1,9 +1,10 @@
-// `--target cluster`: server-side apply of a revision's objects, stage by stage (CRDs, waited for
-// until Established; Namespaces; configuration kinds; custom resources; their workloads, owned by
-// them). Objects whose content hash matches the inventory are not sent again, so a revision that
-// changes nothing makes no write request. With prune, what the previous inventory held and the new
-// revision does not render is deleted once everything else has been applied, and only when the
-// live object still carries our marker. Retryable API errors (409, 429, 5xx) back off with jitter.
+// `--target cluster`: server-side apply of a revision plan as clusterPlan selects and marks it,
+// stage by stage (CRDs, waited for until Established; Namespaces; configuration kinds; custom
+// resources; their workloads, owned by them). Objects whose content hash matches the inventory
+// are not sent again, so a revision that changes nothing makes no write request. With prune, what
+// the previous inventory held and the new plan does not is deleted once everything else has been
+// applied, and only when the live object still carries our marker. Retryable API errors (409,
+// 429, 5xx) back off with jitter.
 import { randomBytes } from "node:crypto";
 import { McpfleetError } from "../errors.js";
 import { type AdmissionCheck, AdmissionRefusedError } from "./admission.js";
@@ -11,16 +12,7 @@ import type { KubeObject, Resource } from "../synth/model.js";
 import type { Applier, ApplyOptions, ApplyResult, NotReady, ObjectChange } from "./applier.js";
 import { objectName } from "./applier.js";
 import { type BackoffOptions, withBackoff } from "./backoff.js";
-import {
-  type PlannedObject,
-  type Stage,
-  STAGES,
-  appliedByUs,
-  entryRef,
-  type RevisionPlan,
-  planRevision,
-  pruneCandidates,
-} from "./cluster-plan.js";
+import { appliedByUs, clusterPlan, entryRef, pruneCandidates } from "./cluster-plan.js";
 import { ApplyRun } from "./apply-run.js";
 import { ResourceStatusWriter } from "./cluster-status.js";
 import { ROLLOUT_KINDS, waitForRollout, workloadName } from "./health.js";
@@ -28,6 +20,13 @@ import { EventRecorder } from "./events.js";
 import type { Revision } from "./git-source.js";
 import { type InventoryEntry, InventoryStore, sameEntries } from "./inventory.js";
 import { KubeApiError, type KubeClient, type LiveObject } from "./kube-client.js";
+import {
+  type PlannedObject,
+  type RevisionPlan,
+  type Stage,
+  STAGES,
+  planOwners,
+} from "./revision-plan.js";
 
 export interface ClusterApplierOptions {
   /** The controller's own client: inventory, Events, resource status, CRDs, rollout reads. */
@@ -289,28 +288,24 @@ export class ClusterApplier implements Applier {
   }
 
   async apply(
-    objects: readonly KubeObject[],
+    rendered: RevisionPlan,
     revision: Revision,
     options: ApplyOptions = {},
   ): Promise<ApplyResult> {
+    const { resources } = rendered;
     try {
-      const plan = planRevision(options.resources ?? [], objects, options.owners ?? new Map(), {
+      const plan = clusterPlan(rendered, {
         fieldManager: this.opts.fieldManager,
         crds: this.opts.crds ?? true,
         namespaces: this.opts.namespaces ?? true,
         admission: this.opts.admission ?? [],
       });
       const result = await this.applyRevision(plan, revision, options);
-      if (options.dryRun !== true && options.resources !== undefined) {
+      if (options.dryRun !== true) {
         const health = (this.opts.waitTimeoutMs ?? 0) > 0;
         if (health) result.notReady = await this.waitForRollout(plan.objects);
         const entries = (await this.inventory.read())?.entries ?? new Map();
-        const last = {
-          resources: options.resources,
-          owners: options.owners ?? new Map<string, string>(),
-          entries,
-          health,
-        };
+        const last = { resources, owners: planOwners(plan), entries, health };
         // The rollout wait may have outlasted this replica's leadership.
         this.fence();
         result.statuses = await this.retry(() =>
@@ -327,7 +322,7 @@ export class ClusterApplier implements Applier {
         await this.warnings.warning(`apply:${revision.commit}:${message}`, reason, message);
         // A refused revision wrote nothing, and its resources may lie where we may not write.
         if (!(err instanceof AdmissionRefusedError)) {
-          await this.status.stalled(options.resources ?? [], reason, message);
+          await this.status.stalled(resources, reason, message);
         }
       }
       throw err;
@@ -377,7 +372,7 @@ export class ClusterApplier implements Applier {
     }
     // Stage by stage: owners' uids are known once their stage is done.
     for (const stage of STAGES) await this.applyStage(run, plan.objects, stage, dryRun);
-    await this.ensureHmacSecrets(options.resources ?? [], dryRun);
+    await this.ensureHmacSecrets(plan.resources, dryRun);
 
     // Prune: previous inventory entries the revision no longer renders.
     const gone = pruneCandidates(run.previous, plan.keys);

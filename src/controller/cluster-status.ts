@@ -9,7 +9,7 @@ import { type Kind, KINDS } from "../schema/kinds.js";
 import { contentHash } from "../synth/hash.js";
 import { type Resource, ResourceSet } from "../synth/model.js";
 import { computeStatus, type Observation, type Status } from "../synth/status.js";
-import { resourceKey } from "./cluster-plan.js";
+import { resourceKey } from "./revision-plan.js";
 import { observeWorkloads, rolloutState, workloadName } from "./health.js";
 import type { InventoryEntry } from "./inventory.js";
 import type { KubeClient, LiveObject } from "./kube-client.js";

@@ -7,7 +7,6 @@ import { stringify } from "yaml";
 import type { KubeObject } from "../synth/model.js";
 import { objectName } from "./applier.js";
 import {
-  type RevisionPlan,
   appliedByUs,
   entryRef,
   ownerOfPlanned,
@@ -16,6 +15,7 @@ import {
 } from "./cluster-plan.js";
 import type { InventoryStore } from "./inventory.js";
 import { KubeApiError, type KubeClient, type LiveObject } from "./kube-client.js";
+import type { RevisionPlan } from "./revision-plan.js";
 
 export interface ObjectDiff {
   object: string;
@@ -113,7 +113,10 @@ export function unifiedDiff(a: string, b: string, label: string, context = 3): s
 
 const yaml = (o: unknown) => stringify(o, { lineWidth: 0, sortMapEntries: true });
 
-/** The diff of every planned object against the cluster, and what prune would delete. */
+/**
+ * The diff of every object of a plan as the cluster target sends it (clusterPlan) against the
+ * cluster, and what prune would delete.
+ */
 export async function diffPlan(
   client: KubeClient,
   plan: RevisionPlan,

@@ -3,7 +3,8 @@
 // replica runs the new template and is available (ready, for a StatefulSet), and no old replica
 // is left. A Deployment whose progress deadline passed has failed; anything else not done yet is
 // still progressing. After an apply the controller waits a bounded time for all of them.
-import { objectKey, MANAGED_BY_LABEL } from "./cluster-plan.js";
+import { MANAGED_BY_LABEL } from "./cluster-plan.js";
+import { objectKey } from "./revision-plan.js";
 import type { KubeClient, LiveObject } from "./kube-client.js";
 
 export const ROLLOUT_KINDS: ReadonlySet<string> = new Set(["Deployment", "StatefulSet"]);

@@ -9,13 +9,14 @@ import { type Resource, ResourceSet } from "../synth/model.js";
 import type { Status } from "../synth/status.js";
 import { decideImage, type RegistryListing } from "../registry/images/policy.js";
 import type { Applier, ApplyOptions, ApplyResult } from "./applier.js";
-import { APPLIED_BY, objectKey, resourceKey } from "./cluster-plan.js";
+import { APPLIED_BY } from "./cluster-plan.js";
 import { warningEvent } from "./cluster-status.js";
 import { type CatalogReaderOptions, RegistryCatalogs } from "./image-catalogs.js";
 import type { Revision } from "./git-source.js";
 import type { InventoryStore } from "./inventory.js";
 import type { KubeClient } from "./kube-client.js";
 import type { KubeObject } from "../synth/model.js";
+import { type RevisionPlan, objectKey, resourceKey, withoutOwnedBy } from "./revision-plan.js";
 
 export const IMAGE_CONDITION = "ImageValidated";
 
@@ -132,8 +133,7 @@ export class ImagePolicyApplier implements Applier {
   private verdicts: Verdicts = new Map();
   /** Refusals recorded as Events, by resource key: the message recorded. */
   private readonly recorded = new Map<string, string>();
-  private last:
-    { objects: readonly KubeObject[]; revision: Revision; options: ApplyOptions } | undefined;
+  private last: { plan: RevisionPlan; revision: Revision; options: ApplyOptions } | undefined;
 
   constructor(inner: PolicyTarget, client: KubeClient, opts: ImagePolicyOptions) {
     this.inner = inner;
@@ -151,28 +151,24 @@ export class ImagePolicyApplier implements Applier {
   }
 
   async apply(
-    objects: readonly KubeObject[],
+    plan: RevisionPlan,
     revision: Revision,
     options: ApplyOptions = {},
   ): Promise<ApplyResult> {
-    const verdicts = await judgeImages(options.resources ?? [], this.catalogs);
-    const refused = new Set([...verdicts].filter(([, v]) => !v.allowed).map(([k]) => k));
-    const owners = options.owners ?? new Map<string, string>();
-    const isWithheld = (o: KubeObject) => refused.has(owners.get(objectKey(o)) ?? "");
-    const kept = objects.filter((o) => !isWithheld(o));
-    const keptOwners = new Map([...owners].filter(([, owner]) => !refused.has(owner)));
+    const verdicts = await judgeImages(plan.resources, this.catalogs);
+    const { admitted, withheld } = withholdRefused(plan, verdicts);
     const dryRun = options.dryRun === true;
     if (!dryRun) this.verdicts = verdicts;
-    const result = await this.inner.apply(kept, revision, { ...options, owners: keptOwners });
-    for (const r of options.resources ?? []) {
+    const result = await this.inner.apply(admitted, revision, options);
+    for (const r of plan.resources) {
       const v = verdicts.get(resourceKey(r));
       if (v?.allowed === false)
         this.opts.onRefused?.(`${r.kind} ${r.metadata.namespace}/${r.metadata.name}`, v);
     }
     if (dryRun) return result;
-    this.last = { objects, revision, options };
-    await this.remove(objects.filter(isWithheld));
-    await this.record(verdicts, options.resources ?? []);
+    this.last = { plan, revision, options };
+    await this.remove(withheld);
+    await this.record(verdicts, plan.resources);
     return result;
   }
 
@@ -183,9 +179,9 @@ export class ImagePolicyApplier implements Applier {
   async refreshStatus(): Promise<number> {
     const last = this.last;
     if (last !== undefined && this.catalogs.due()) {
-      const next = await judgeImages(last.options.resources ?? [], this.catalogs);
+      const next = await judgeImages(last.plan.resources, this.catalogs);
       if (!sameVerdicts(next, this.verdicts)) {
-        const result = await this.apply(last.objects, last.revision, {
+        const result = await this.apply(last.plan, last.revision, {
           ...last.options,
           resend: false,
         });
@@ -242,6 +238,19 @@ export class ImagePolicyApplier implements Applier {
     }
     for (const key of [...this.recorded.keys()]) if (!verdicts.has(key)) this.recorded.delete(key);
   }
+}
+
+/**
+ * The plan without the workloads of the MCPServers whose image is refused (the resources
+ * themselves stay, to carry the verdict in their status), and the workloads withheld.
+ */
+export function withholdRefused(
+  plan: RevisionPlan,
+  verdicts: Verdicts,
+): { admitted: RevisionPlan; withheld: KubeObject[] } {
+  const refused = new Set([...verdicts].filter(([, v]) => !v.allowed).map(([k]) => k));
+  const withheld = plan.objects.filter((p) => p.owner !== undefined && refused.has(p.owner));
+  return { admitted: withoutOwnedBy(plan, refused), withheld: withheld.map((p) => p.object) };
 }
 
 function sameVerdicts(a: Verdicts, b: Verdicts): boolean {

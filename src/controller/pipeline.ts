@@ -1,14 +1,14 @@
 // One revision through the pipeline up to the target: load and validate every file of the
-// checked-out directory (schema, CEL, references), and only when all of it is valid, synthesize.
+// checked-out directory (schema, CEL, references), and only when all of it is valid, synthesize
+// and plan (revision-plan.ts): the one value every target, dry run and diff consumes.
 // An invalid revision yields its errors as `file:line:column` lines relative to the repository
-// root, and no objects at all.
+// root, and no plan at all.
 import { relative, sep } from "node:path";
 import { type LoadResult, loadPaths, loadTexts } from "../synth/load.js";
-import type { KubeObject, Resource } from "../synth/model.js";
-import { ownerKeys } from "./cluster-plan.js";
 import { synthesize } from "../synth/render.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
 import { issueLine } from "../validate/format.js";
+import { type RevisionPlan, planRevision } from "./revision-plan.js";
 import { unappliedWarnings } from "./unapplied.js";
 import type { Report } from "../validate/types.js";
 
@@ -21,11 +21,7 @@ export interface RenderOptions {
 export type RenderOutcome =
   | {
       ok: true;
-      objects: KubeObject[];
-      resources: number;
-      /** The validated resources, and which of them (by key) each object was rendered for. */
-      loaded: Resource[];
-      owners: Map<string, string>;
+      plan: RevisionPlan;
       warnings: string[];
     }
   | { ok: false; errors: string[]; warnings: string[] };
@@ -89,12 +85,5 @@ function renderLoaded(
     return { ok: false, errors, warnings };
   }
   const result = synthesize(loaded.resources, options.synth ?? DEFAULT_SYNTH_OPTIONS);
-  return {
-    ok: true,
-    objects: result.objects,
-    resources: loaded.resources.length,
-    loaded: loaded.resources,
-    owners: ownerKeys(result.owners),
-    warnings,
-  };
+  return { ok: true, plan: planRevision(loaded.resources, result), warnings };
 }

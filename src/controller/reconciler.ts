@@ -178,12 +178,7 @@ export class Reconciler {
     const dryRun = this.opts.dryRun === true;
     let result: ApplyResult;
     try {
-      result = await applier.apply(rendered.objects, revision, {
-        dryRun,
-        resources: rendered.loaded,
-        owners: rendered.owners,
-        resend: driftDue,
-      });
+      result = await applier.apply(rendered.plan, revision, { dryRun, resend: driftDue });
     } catch (err) {
       if (err instanceof AdmissionRefusedError) {
         return { outcome: { kind: "refused", revision, refusals: err.refusals } };

@@ -1,4 +1,4 @@
-// `--target dir:PATH`: each good revision's rendered manifests are written to PATH in the layout
+// `--target dir:PATH`: each good revision's plan's workloads are written to PATH in the layout
 // `mcpfleet synth` writes (`<namespace>.yaml`, objects in apply order; no install bundle), with
 // `revision.txt` naming the commit. It writes as synth does (output-dir.ts): each file atomically,
 // removing only files it wrote there itself; an invalid revision writes nothing and the previous
@@ -18,6 +18,7 @@ import { toYaml } from "../synth/yaml.js";
 import { type Applier, type ApplyResult, type ObjectChange, objectName } from "./applier.js";
 import type { Checkout, Revision } from "./git-source.js";
 import { type RenderOptions, renderFiles } from "./pipeline.js";
+import { type RevisionPlan, planWorkloads } from "./revision-plan.js";
 
 export const REVISION_FILE = "revision.txt";
 /** File of objects without a namespace (synthesis puts every object in one; kept for safety). */
@@ -99,10 +100,13 @@ export class DirTarget implements Applier {
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the Applier contract is async
   async apply(
-    objects: readonly KubeObject[],
+    plan: RevisionPlan,
     revision: Revision,
     options: { dryRun?: boolean } = {},
   ): Promise<ApplyResult> {
+    // CRDs, Namespaces and the custom resources are the cluster's business; manifests hold what
+    // was synthesized for them.
+    const objects = planWorkloads(plan);
     const old = readObjects(this.outDir);
     const changes: ObjectChange[] = [];
     let applied = 0;
@@ -157,6 +161,6 @@ export async function renderToDir(
 ): Promise<RenderTargetOutcome> {
   const rendered = await renderFiles(checkout.files, options);
   if (!rendered.ok) return rendered;
-  const result = await target.apply(rendered.objects, checkout);
-  return { ok: true, result, objects: rendered.objects.length };
+  const result = await target.apply(rendered.plan, checkout);
+  return { ok: true, result, objects: planWorkloads(rendered.plan).length };
 }

@@ -3,7 +3,7 @@
 // the suspend and reconcile annotations, and the readiness of every custom resource the inventory
 // lists, from its live Ready condition (one list per kind and namespace, however many resources).
 import { API_GROUP, isKind } from "../schema/kinds.js";
-import { objectKey } from "./cluster-plan.js";
+import { objectKey } from "./revision-plan.js";
 import { type InventoryEntry, InventoryStore, inventoryName } from "./inventory.js";
 import type { LiveObject } from "./kube-client.js";
 import {

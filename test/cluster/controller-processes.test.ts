@@ -7,13 +7,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  APPLIED_BY,
-  type PlannedObject,
-  STAGES,
-  objectKey,
-  planObjects,
-} from "../../src/controller/cluster-plan.js";
+import { APPLIED_BY, clusterPlan } from "../../src/controller/cluster-plan.js";
+import { type PlannedObject, STAGES, objectKey } from "../../src/controller/revision-plan.js";
 import { renderDirectory } from "../../src/controller/pipeline.js";
 import type { LiveObject } from "../../src/controller/kube-client.js";
 import { type GitServer, publishRepo, pushRepo, startGitServer } from "../support/git-server.js";
@@ -89,7 +84,7 @@ function controller(repoUrl: string, ns: string, podName: string, extra: string[
 async function planIn(repoDir: string, ns: string): Promise<PlannedObject[]> {
   const r = await renderDirectory(join(repoDir, "fleet"), repoDir, { namespace: ns });
   if (!r.ok) throw new Error(r.errors.join("\n"));
-  return planObjects(r.loaded, r.objects, r.owners, { fieldManager: "mcpfleet" });
+  return [...clusterPlan(r.plan, { fieldManager: "mcpfleet" }).objects];
 }
 
 const lease = (h: Harness): Promise<LiveObject | undefined> =>

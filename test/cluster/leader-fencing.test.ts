@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ClusterApplier } from "../../src/controller/cluster-applier.js";
 import { KubeClient } from "../../src/controller/kube-client.js";
 import { LeaderElector } from "../../src/controller/leader.js";
+import { planRevision } from "../../src/controller/revision-plan.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, startApiProxy } from "../support/cluster/proxy.js";
 import { client, namespace, until } from "./helpers.js";
@@ -66,13 +67,16 @@ describe.skipIf(noCluster())("leadership is fenced in time", () => {
     });
     await expect(
       applier.apply(
-        [
-          {
-            apiVersion: "v1",
-            kind: "ConfigMap",
-            metadata: { name: "must-not-exist", namespace: ns },
-          },
-        ],
+        planRevision([], {
+          objects: [
+            {
+              apiVersion: "v1",
+              kind: "ConfigMap",
+              metadata: { name: "must-not-exist", namespace: ns },
+            },
+          ],
+          owners: new Map(),
+        }),
         { commit: "0".repeat(40), ref: "main" },
       ),
     ).rejects.toMatchObject({ code: "ERR_NOT_LEADER" });
