@@ -1,20 +1,14 @@
 // The one plan of a revision drives every consumer: the pipeline builds it once (objects as
-// rendered, in apply order), the directory target writes its workloads, the cluster target's dry
-// run sends exactly its objects (marked), and the image policy withholds exactly a refused
-// server's workloads. The cluster target talks to a stand-in API server that serves discovery,
-// finds nothing and echoes every apply.
+// rendered, in apply order), the directory target writes its workloads, the cluster plan marks
+// and selects its stages, and the image policy withholds exactly a refused server's workloads.
+// What the cluster target does with it on the real API server: test/cluster/revision-plan.test.ts.
 import { readFileSync } from "node:fs";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { objectName } from "../../src/controller/applier.js";
-import { ClusterApplier } from "../../src/controller/cluster-applier.js";
-import { APPLIED_BY, MANAGED_BY_LABEL, clusterPlan } from "../../src/controller/cluster-plan.js";
+import { APPLIED_BY, clusterPlan } from "../../src/controller/cluster-plan.js";
 import { type ImageVerdict, withholdRefused } from "../../src/controller/image-policy.js";
-import { KubeClient } from "../../src/controller/kube-client.js";
 import { renderDirectory } from "../../src/controller/pipeline.js";
 import { DirTarget } from "../../src/controller/render-target.js";
 import {
@@ -27,12 +21,6 @@ import type { KubeObject } from "../../src/synth/model.js";
 import { EXAMPLES, tmp } from "./helpers.js";
 
 const revision = { commit: "c".repeat(40), ref: "main" };
-const CLUSTER_SCOPED = new Set([
-  "Namespace",
-  "CustomResourceDefinition",
-  "ClusterRole",
-  "ClusterRoleBinding",
-]);
 
 let plan: RevisionPlan;
 
@@ -41,76 +29,6 @@ beforeAll(async () => {
   if (!rendered.ok) throw new Error(rendered.errors.join("\n"));
   plan = rendered.plan;
 });
-
-/** An API server that serves discovery for `kinds`, has no objects, and echoes applies. */
-async function standInServer(kinds: readonly KubeObject[]) {
-  const discovery = new Map<string, { name: string; kind: string; namespaced: boolean }[]>();
-  for (const o of kinds) {
-    const path = o.apiVersion.includes("/") ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
-    const list = discovery.get(path) ?? [];
-    if (list.some((r) => r.kind === o.kind)) continue;
-    list.push({
-      name: `${o.kind.toLowerCase()}s`,
-      kind: o.kind,
-      namespaced: !CLUSTER_SCOPED.has(o.kind),
-    });
-    discovery.set(path, list);
-  }
-  const applied: { dryRun: string | null; object: KubeObject }[] = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      const url = new URL(req.url ?? "/", "http://localhost");
-      const reply = (status: number, data: unknown) => {
-        res.writeHead(status, { "Content-Type": "application/json" });
-        res.end(JSON.stringify(data));
-      };
-      const resources = discovery.get(url.pathname);
-      if (req.method === "GET" && resources !== undefined) return reply(200, { resources });
-      if (req.method === "PATCH") {
-        const object = JSON.parse(body) as KubeObject;
-        applied.push({ dryRun: url.searchParams.get("dryRun"), object });
-        return reply(200, object);
-      }
-      reply(404, { message: "not found", reason: "NotFound" });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "stand-in", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: "nobody" }],
-    contexts: [{ name: "stand-in", cluster: "stand-in", user: "nobody" }],
-    currentContext: "stand-in",
-  });
-  return { client: new KubeClient(kc), applied, close: () => server.close() };
-}
-
-/** The cluster target's server-side dry run of `p`: its result and what it sent. */
-async function clusterDryRun(p: RevisionPlan) {
-  const support: KubeObject[] = [
-    { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } },
-    { apiVersion: "v1", kind: "Secret", metadata: { name: "x" } },
-  ];
-  const stand = await standInServer([...plan.objects.map((o) => o.object), ...support]);
-  try {
-    const applier = new ClusterApplier({
-      client: stand.client,
-      fieldManager: "mcpfleet",
-      prune: true,
-      forceRecreate: false,
-      namespace: "mcpfleet-system",
-      backoff: { maxAttempts: 1 },
-    });
-    const result = await applier.apply(p, revision, { dryRun: true });
-    return { result, applied: stand.applied, writes: stand.client.writes };
-  } finally {
-    stand.client.close();
-    stand.close();
-  }
-}
 
 describe("the revision plan", () => {
   it("holds every object once, as rendered, in stage order, with its key set", () => {
@@ -154,32 +72,6 @@ describe("the revision plan", () => {
     expect(result.changes.map((c) => c.object)).toEqual(workloads.map(objectName));
   });
 
-  it("the cluster target's dry run sends every object of the plan, marked, and reports each", async () => {
-    const { result, applied, writes } = await clusterDryRun(plan);
-    expect(applied.every((a) => a.dryRun === "All")).toBe(true);
-    expect(writes).toBe(applied.length);
-    expect(new Set(applied.map((a) => objectKey(a.object)))).toEqual(plan.keys);
-    expect(new Set(result.changes.map((c) => c.object))).toEqual(
-      new Set(plan.objects.map((p) => objectName(p.object))),
-    );
-    expect(result).toMatchObject({ applied: plan.objects.length, unchanged: 0, pruned: 0 });
-    // What is sent is the plan's object with the marker (our CRDs come unmarked).
-    const sent = new Map(applied.map((a) => [objectKey(a.object), a.object]));
-    const marked = new Map(
-      clusterPlan(plan, { fieldManager: "mcpfleet" }).objects.map((c) => [c.key, c.object]),
-    );
-    for (const p of plan.objects) {
-      const s = sent.get(p.key);
-      if (p.stage === "crds") {
-        expect(s, p.key).toEqual(p.object);
-        continue;
-      }
-      expect(s?.metadata.labels?.[MANAGED_BY_LABEL], p.key).toBe("mcpfleet");
-      expect(s?.metadata.annotations?.[APPLIED_BY], p.key).toBe("mcpfleet");
-      expect(s, p.key).toEqual(marked.get(p.key));
-    }
-  });
-
   it("the cluster plan selects stages per the target's options and marks what it keeps", () => {
     const tenant = clusterPlan(plan, { fieldManager: "m", crds: false, namespaces: false });
     expect(tenant.objects.some((p) => p.stage === "crds" || p.stage === "namespaces")).toBe(false);
@@ -196,7 +88,7 @@ describe("the revision plan", () => {
     ).toBe(false);
   });
 
-  it("the image policy withholds exactly a refused server's workloads and keeps the rest", async () => {
+  it("the image policy withholds exactly a refused server's workloads and keeps the rest", () => {
     const servers = plan.objects.filter((p) => p.object.kind === "MCPServer").map((p) => p.key);
     const [refused, admitted] = servers;
     expect(refused).toBeDefined();
@@ -223,9 +115,5 @@ describe("the revision plan", () => {
     expect(kept.resources).toBe(plan.resources);
     // Nothing refused: the plan as it was.
     expect(withholdRefused(plan, new Map([[admitted!, verdict(true)]])).admitted).toBe(plan);
-
-    // The cluster target sends what the policy kept, and nothing withheld.
-    const { applied } = await clusterDryRun(kept);
-    expect(new Set(applied.map((a) => objectKey(a.object)))).toEqual(kept.keys);
   });
 });
