@@ -10,9 +10,6 @@ import type { InventoryEntry } from "./inventory.js";
 import type { LiveObject } from "./kube-client.js";
 import { type PlannedObject, type RevisionPlan, planOf } from "./revision-plan.js";
 
-// The custom resources as sent are the plan's resource objects, marked.
-export { resourceObject } from "./revision-plan.js";
-
 /** Annotation on every object the controller applies: the field manager that applied it. */
 export const APPLIED_BY = "mcpfleet.dev/applied-by";
 export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";

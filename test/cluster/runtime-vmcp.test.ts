@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { resourceObject } from "../../src/controller/cluster-plan.js";
+import { resourceObject } from "../../src/controller/revision-plan.js";
 import type { KubeClient } from "../../src/controller/kube-client.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";

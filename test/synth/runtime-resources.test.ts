@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { resourceObject } from "../../src/controller/cluster-plan.js";
+import { resourceObject } from "../../src/controller/revision-plan.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { SHARED_DATA } from "../schema/helpers.js";
