@@ -21,7 +21,8 @@ import type { Position } from "./yaml-model.js";
 
 interface Placed {
   result: ResourceResult;
-  at: Position;
+  /** Where an issue about it points: located only when there is one (most runs have none). */
+  at: () => Position;
 }
 
 interface ServerNote extends Placed {
@@ -43,8 +44,8 @@ type ConfigMapData = Record<string, string>;
 
 /** The notes of one file, for a worker thread to send back (results by index). */
 export interface EnforceNotes {
-  servers: (Omit<ServerNote, "result"> & { result: number })[];
-  registries: (Omit<RegistryNote, "result"> & { result: number })[];
+  servers: (Omit<ServerNote, "result" | "at"> & { result: number; at: Position })[];
+  registries: (Omit<RegistryNote, "result" | "at"> & { result: number; at: Position })[];
   configMaps: [string, ConfigMapData][];
 }
 
@@ -71,7 +72,7 @@ export class EnforceServersLevel {
       const metadata = isObject(value.metadata) ? value.metadata : {};
       this.servers.push({
         result: unit.result,
-        at: unit.doc.locate(`${unit.prefix}/spec/image`),
+        at: () => unit.doc.locate(`${unit.prefix}/spec/image`),
         namespace,
         image: spec.image,
         labels: stringMap(metadata.labels),
@@ -80,9 +81,7 @@ export class EnforceServersLevel {
       const enforce = enforcesServers(spec);
       this.registries.push({
         result: unit.result,
-        at: enforce
-          ? unit.doc.locate(`${unit.prefix}/spec/enforceServers`)
-          : { line: 0, column: 0 },
+        at: () => unit.doc.locate(`${unit.prefix}/spec/enforceServers`),
         namespace,
         name,
         enforce,
@@ -101,8 +100,13 @@ export class EnforceServersLevel {
   /** The notes of a worker's file, its results referred to by index. */
   export(results: readonly ResourceResult[]): EnforceNotes {
     return {
-      servers: this.servers.map((s) => ({ ...s, result: results.indexOf(s.result) })),
-      registries: this.registries.map((r) => ({ ...r, result: results.indexOf(r.result) })),
+      // Positions travel as values: a function does not cross to the calling thread.
+      servers: this.servers.map((s) => ({ ...s, result: results.indexOf(s.result), at: s.at() })),
+      registries: this.registries.map((r) => ({
+        ...r,
+        result: results.indexOf(r.result),
+        at: r.at(),
+      })),
       configMaps: [...this.configMaps],
     };
   }
@@ -111,11 +115,11 @@ export class EnforceServersLevel {
   adopt(notes: EnforceNotes, results: readonly ResourceResult[]): void {
     for (const s of notes.servers) {
       const result = results[s.result];
-      if (result !== undefined) this.servers.push({ ...s, result });
+      if (result !== undefined) this.servers.push({ ...s, result, at: () => s.at });
     }
     for (const r of notes.registries) {
       const result = results[r.result];
-      if (result !== undefined) this.registries.push({ ...r, result });
+      if (result !== undefined) this.registries.push({ ...r, result, at: () => r.at });
     }
     for (const [k, v] of notes.configMaps) this.configMaps.set(k, v);
   }
@@ -136,7 +140,7 @@ export class EnforceServersLevel {
         if (d.unknown.length === 0) {
           addPositionedIssue(
             s,
-            { path: "/spec/image", ...s.at, message: d.message, level: "reference" },
+            { path: "/spec/image", ...s.at(), message: d.message, level: "reference" },
             "error",
           );
         } else {
@@ -155,7 +159,7 @@ export class EnforceServersLevel {
         first,
         {
           path: "/spec/enforceServers",
-          ...first.at,
+          ...first.at(),
           message: `enforceServers: ${undecided.length} MCPServer image(s) (${shown}${more}) are not in the catalogs readable offline; the controller checks them at apply time against sources that cannot be read here: ${[...unknown].join("; ")}`,
           level: "reference",
         },
