@@ -141,28 +141,3 @@ function toolhiveEntry(
 export function isToolhiveDocument(doc: unknown): boolean {
   return isObj(doc) && (isObj(doc.servers) || isObj(doc.remote_servers));
 }
-
-/** Converts a whole toolhive registry document. */
-export function parseToolhive(doc: unknown): { entries: ServerEntry[]; problems: string[] } {
-  if (!isToolhiveDocument(doc)) {
-    return { entries: [], problems: ["not a toolhive registry: expected a `servers` map"] };
-  }
-  const d = doc as Obj;
-  const entries: ServerEntry[] = [];
-  const problems: string[] = [];
-  for (const [key, value] of Object.entries(isObj(d.servers) ? d.servers : {})) {
-    if (!isObj(value) || typeof value.image !== "string") {
-      problems.push(`servers.${key}: needs an image`);
-      continue;
-    }
-    entries.push(convertToolhiveServer(key, value));
-  }
-  for (const [key, value] of Object.entries(isObj(d.remote_servers) ? d.remote_servers : {})) {
-    if (!isObj(value) || typeof value.url !== "string") {
-      problems.push(`remote_servers.${key}: needs a url`);
-      continue;
-    }
-    entries.push(convertToolhiveRemote(key, value));
-  }
-  return { entries, problems };
-}

@@ -75,21 +75,3 @@ export function convertUpstream(item: unknown): ServerEntry | string {
     typeof official?.status === "string" ? official.status : (publisherStatus(s) ?? "active");
   return { name: s.name, version: s.version, server: s, tags: publisherTags(s), status };
 }
-
-export function parseUpstream(doc: unknown): { entries: ServerEntry[]; problems: string[] } {
-  const items = upstreamItems(doc);
-  if (items === undefined) {
-    return {
-      entries: [],
-      problems: ["not an upstream registry: expected data.servers, servers or a list"],
-    };
-  }
-  const entries: ServerEntry[] = [];
-  const problems: string[] = [];
-  items.forEach((item, i) => {
-    const r = convertUpstream(item);
-    if (typeof r === "string") problems.push(`servers[${i}]: ${r}`);
-    else entries.push(r);
-  });
-  return { entries, problems };
-}

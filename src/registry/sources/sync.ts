@@ -6,7 +6,7 @@ import { McpfleetError } from "../../errors.js";
 import type { SourceConfig } from "../config/types.js";
 import type { ServerEntry } from "../formats/model.js";
 import { jsonLimitProblem } from "../formats/bounds.js";
-import { makeFilter, parseRegistryData } from "../formats/parse.js";
+import { makeFilter, noValidEntry, streamRegistryData } from "../formats/parse.js";
 import { convertUpstream } from "../formats/upstream.js";
 import { StageRows, type Store } from "../store/store.js";
 import { checkLocation, type LocationPolicy } from "./location.js";
@@ -22,7 +22,8 @@ import {
   type SyncLimits,
 } from "./fetch.js";
 
-export const BATCH_SIZE = 1000;
+/** Entries a file, url or git sync stages at once (what is alive beside the text). */
+const BATCH_SIZE = 100;
 
 export interface SyncContext {
   baseDir: string;
@@ -93,17 +94,23 @@ async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> 
   throw new McpfleetError("ERR_SOURCE_NOT_SYNCED", `source ${cfg.name} is not a file source`);
 }
 
-async function stageAll(
+/**
+ * The source's text and digest, or undefined (marked unchanged) when its digest is the last
+ * sync's. A function of its own so that the fetched bytes are garbage once it returns.
+ */
+async function changedText(
   store: Store,
-  syncId: string,
-  entries: ServerEntry[],
   cfg: SourceConfig,
-): Promise<void> {
-  for (let i = 0; i < entries.length; i += BATCH_SIZE) {
-    const batch = entries.slice(i, i + BATCH_SIZE);
-    if (cfg.claims !== undefined) for (const e of batch) e.claims = cfg.claims;
-    await store.stageBatch(syncId, batch);
+  ctx: SyncContext,
+): Promise<{ text: string; hash: string } | undefined> {
+  const bytes = await fetchBytes(cfg, ctx);
+  const hash = createHash("sha256").update(bytes).update(settingsDigest(cfg)).digest("hex");
+  const prev = await store.getStatus(cfg.name);
+  if (prev?.contentHash === hash) {
+    await store.markUnchanged(cfg.name);
+    return undefined;
   }
+  return { text: bytes.toString("utf8"), hash };
 }
 
 async function syncFileLike(
@@ -111,26 +118,45 @@ async function syncFileLike(
   cfg: SourceConfig,
   ctx: SyncContext,
 ): Promise<SyncOutcome> {
-  const bytes = await fetchBytes(cfg, ctx);
-  const hash = createHash("sha256").update(bytes).update(settingsDigest(cfg)).digest("hex");
-  const prev = await store.getStatus(cfg.name);
-  if (prev?.contentHash === hash) {
-    await store.markUnchanged(cfg.name);
-    return { outcome: "unchanged" };
-  }
-  const parsed = parseRegistryData(bytes.toString("utf8"), cfg.format);
+  const changed = await changedText(store, cfg, ctx);
+  if (changed === undefined) return { outcome: "unchanged" };
+  const { text, hash } = changed;
+  // The catalog is read one server at a time and staged in batches: only its text and one batch
+  // are alive, however many servers it lists.
+  const stream = streamRegistryData(text, cfg.format);
   const keep = makeFilter(cfg.filter);
-  const kept = parsed.entries.filter(keep);
+  const problems: string[] = [];
+  let read = 0;
+  let filtered = 0;
+  let batch: ServerEntry[] = [];
   const syncId = store.beginStaging();
   try {
-    await stageAll(store, syncId, kept, cfg);
-    const n = await store.commitStaging(
+    for (const item of stream.items) {
+      if (typeof item === "string") {
+        problems.push(item);
+        continue;
+      }
+      read++;
+      if (!keep(item)) {
+        filtered++;
+        continue;
+      }
+      if (cfg.claims !== undefined) item.claims = cfg.claims;
+      batch.push(item);
+      if (batch.length === BATCH_SIZE) {
+        await store.stageBatch(syncId, batch);
+        batch = [];
+      }
+    }
+    if (read === 0 && problems.length > 0) throw noValidEntry(problems[0]!);
+    if (batch.length > 0) await store.stageBatch(syncId, batch);
+    const kept = await store.commitStaging(
       syncId,
       cfg.name,
       hash,
-      skippedMessage(parsed.problems, parsed.entries.length - kept.length),
+      skippedMessage(problems, filtered),
     );
-    return { outcome: "updated", entries: n, skipped: parsed.problems.length };
+    return { outcome: "updated", entries: kept, skipped: problems.length };
   } catch (err) {
     await store.discardStaging(syncId).catch(() => undefined);
     throw err;
