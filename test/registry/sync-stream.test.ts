@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliCompressSync, gzipSync } from "node:zlib";
@@ -153,6 +154,35 @@ for (const factory of storeFactories()) {
         expect(await stagingRows()).toBe(0);
       } finally {
         server.close();
+      }
+    });
+
+    it("a file catalog broken past its first batches keeps the last good data, nothing staged", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "stream-file-"));
+      const catalog = (items: Item[]) =>
+        JSON.stringify({ servers: items.map((s) => ({ server: s })) }, null, 1);
+      try {
+        writeFileSync(join(dir, "catalog.json"), catalog(numbered(900, "good")));
+        const cfg: SourceConfig = { name: "file-stream", file: { path: "catalog.json" } };
+        await store.putSource(cfg.name, "file", { file: cfg.file }, "api");
+        const fileCtx = { ...ctx, baseDir: dir };
+        expect(await runSync(store, cfg, fileCtx)).toMatchObject({
+          outcome: "updated",
+          entries: 900,
+        });
+        // Server 650 of 900 is not JSON (its brackets and quotes still balance, so the outer
+        // scan passes): six batches of 100 are staged before it is read.
+        const text = catalog(numbered(900, "bad"));
+        const at = text.indexOf('"io.example/s-00650"');
+        writeFileSync(join(dir, "catalog.json"), `${text.slice(0, at)}nope${text.slice(at)}`);
+        const r = await runSync(store, cfg, fileCtx);
+        expect(r).toMatchObject({ outcome: "failed" });
+        expect(r.outcome === "failed" && r.message).toMatch(/not JSON/);
+        expect(await descriptions(cfg.name)).toEqual(new Set(["good"]));
+        expect(await store.getStatus(cfg.name)).toMatchObject({ phase: "Failed", entryCount: 900 });
+        expect(await stagingRows()).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
     });
 

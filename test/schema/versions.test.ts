@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildCrd } from "../../src/schema/crd.js";
 import { defaultSchemaSet, loadSchemaFiles, type SchemaNode } from "../../src/schema/index.js";
 import { SchemaIndex } from "../../src/schema/resolve.js";
-import { v1beta1Files } from "../../src/schema/versions.js";
+import { typeForms, v1beta1Files } from "../../src/schema/versions.js";
 
 const files = loadSchemaFiles();
 
@@ -122,6 +122,32 @@ describe("v1beta1 forms", () => {
       ((spec(name)["x-kubernetes-validations"] as { rule: string }[]) ?? []).map((r) => r.rule);
     expect(rules("v1alpha1").some((r) => r.includes("self.groupRef"))).toBe(false);
     expect(rules("v1beta1").some((r) => r.includes("self.groupRef"))).toBe(true);
+  });
+});
+
+describe("the forms the generated types describe", () => {
+  it("hold either version: a marked node's properties of both, required only what both require", () => {
+    const [file] = typeForms([
+      {
+        id: "https://mcpfleet.dev/schemas/config/t.yaml",
+        path: "config/t.yaml",
+        schema: {
+          type: "object",
+          required: ["a", "b"],
+          properties: { a: { type: "string" }, b: { $ref: "#/$defs/Wide" } },
+          "x-mcpfleet-v1beta1": {
+            required: ["b", "c"],
+            properties: { b: { $ref: "#/$defs/Narrow" }, c: { type: "boolean" } },
+          },
+        },
+      },
+    ]);
+    expect(file!.schema).toEqual({
+      type: "object",
+      required: ["b"],
+      // v1alpha1's b (the wider form), v1beta1's own c.
+      properties: { a: { type: "string" }, b: { $ref: "#/$defs/Wide" }, c: { type: "boolean" } },
+    });
   });
 });
 
