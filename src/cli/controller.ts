@@ -342,6 +342,8 @@ export interface RunDeps {
   stderr?: (line: string) => void;
   /** Called once the HTTP server listens (tests learn the port). */
   onListening?: (address: { host: string; port: number }) => void;
+  /** How often the operation annotations are read when no watch is open (default 2 s). */
+  operationsPollMs?: number;
 }
 
 function summary(outcome: SyncOutcome, target: string): string {
@@ -412,6 +414,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
           fieldManager: config.cluster.fieldManager,
           status,
           log,
+          ...(deps.operationsPollMs !== undefined ? { pollMs: deps.operationsPollMs } : {}),
         })
       : undefined;
   const reconciler = new Reconciler({

@@ -153,7 +153,11 @@ export class KubeClient {
     this.agent = undefined;
   }
 
-  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+  /** The URL, headers and body of a request, over the client's one connection pool. */
+  private async prepare(
+    path: string,
+    opts: RequestOptions,
+  ): Promise<{ url: URL; headers: Record<string, string>; payload: Buffer | undefined }> {
     const base: https.RequestOptions = { headers: {} };
     await this.kc.applyToHTTPSOptions(base);
     const secure = this.server.protocol === "https:";
@@ -191,8 +195,13 @@ export class KubeClient {
       headers["Content-Type"] = opts.contentType ?? "application/json";
       headers["Content-Length"] = String(payload.length);
     }
+    return { url, headers, payload };
+  }
+
+  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const { url, headers, payload } = await this.prepare(path, opts);
     if (method !== "GET") this.writes++;
-    const lib = secure ? https : http;
+    const lib = this.server.protocol === "https:" ? https : http;
     return new Promise<T>((resolve, reject) => {
       const req = lib.request(url, { method, headers, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
@@ -245,6 +254,94 @@ export class KubeClient {
         ),
       );
       if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  /**
+   * Watches a collection (`path`, with `query` such as a fieldSelector and the resourceVersion to
+   * start after), calling `onEvent` for each event as it arrives. Resolves with the last
+   * resourceVersion seen when the server ends the watch (its timeoutSeconds) or `signal` aborts;
+   * rejects with KubeApiError on a refused request, an ERROR event (410 when the version is too
+   * old: list again) or `requestTimeoutMs` without a byte.
+   */
+  async watch(
+    path: string,
+    opts: RequestOptions & { signal?: AbortSignal },
+    onEvent: (event: { type: string; object: LiveObject }) => void,
+  ): Promise<string | undefined> {
+    const { url, headers } = await this.prepare(path, opts);
+    url.searchParams.set("watch", "true");
+    let version = opts.query?.resourceVersion;
+    const lib = this.server.protocol === "https:" ? https : http;
+    return new Promise<string | undefined>((resolve, reject) => {
+      const req = lib.request(url, { method: "GET", headers, agent: this.agent }, (res) => {
+        const status = res.statusCode ?? 0;
+        let pending = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          if (status !== 200) {
+            pending += chunk;
+            return;
+          }
+          pending += chunk;
+          let newline: number;
+          while ((newline = pending.indexOf("\n")) !== -1) {
+            const line = pending.slice(0, newline).trim();
+            pending = pending.slice(newline + 1);
+            if (line === "") continue;
+            let event: { type: string; object: LiveObject };
+            try {
+              event = JSON.parse(line) as typeof event;
+            } catch {
+              req.destroy();
+              reject(new KubeApiError(502, `watch ${path}: not a JSON event`, undefined, [], {}));
+              return;
+            }
+            if (event.type === "ERROR") {
+              const st = event.object as unknown as {
+                code?: number;
+                message?: string;
+                reason?: string;
+              };
+              req.destroy();
+              reject(
+                new KubeApiError(st.code ?? 500, st.message ?? "watch error", st.reason, [], {}),
+              );
+              return;
+            }
+            version = event.object.metadata.resourceVersion ?? version;
+            onEvent(event);
+          }
+        });
+        res.on("error", () => undefined);
+        res.on("end", () => {
+          if (status === 200) return resolve(version);
+          let body: { message?: string; reason?: string } = {};
+          try {
+            body = JSON.parse(pending) as typeof body;
+          } catch {
+            /* plain text */
+          }
+          reject(new KubeApiError(status, body.message ?? `HTTP ${status}`, body.reason, [], {}));
+        });
+      });
+      const abort = () => {
+        req.destroy();
+        resolve(version);
+      };
+      if (opts.signal?.aborted === true) return abort();
+      opts.signal?.addEventListener("abort", abort, { once: true });
+      req.setTimeout(this.requestTimeoutMs, () =>
+        req.destroy(new Error(`no event or bookmark in ${this.requestTimeoutMs} ms`)),
+      );
+      req.on("error", (err) => {
+        if (opts.signal?.aborted === true) return;
+        reject(
+          new KubeApiError(503, `watch ${path}: ${err.message}`, "ServiceUnavailable", [], {}),
+        );
+      });
+      req.on("close", () => opts.signal?.removeEventListener("abort", abort));
       req.end();
     });
   }

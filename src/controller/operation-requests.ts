@@ -1,9 +1,13 @@
 // The running controller's side of the day-2 operations (operations.ts): it reads the suspend
-// annotation at the start of every sync, polls the inventory's metadata for a new reconcile
+// annotation at the start of every sync, watches the inventory's metadata for a new reconcile
 // request and answers it with a sync at once, and records its status on the inventory after each
-// sync, only when the status changed, one write at a time.
+// sync, only when the status changed, one write at a time. The watch only wakes the reader: the
+// annotations are read afresh each time, and every WATCHED_POLL_MS anyway, so a watch that
+// misses an event costs a delay, never a request. Without a watch (refused, broken) the reader
+// polls every pollMs.
 import {
   type ControllerObject,
+  METADATA_ONLY,
   inventoryRef,
   readRequests,
   recordStatus,
@@ -15,9 +19,14 @@ import type { ControllerStatus } from "./status.js";
 export interface OperationRequestsOptions extends ControllerObject {
   status: ControllerStatus;
   log: Logger;
-  /** How often the annotations are read (default 2s). */
+  /** How often the annotations are read while no watch is established (default 2s). */
   pollMs?: number;
 }
+
+/** How often the annotations are read while a watch is established: the watch wakes it sooner. */
+export const WATCHED_POLL_MS = 5 * 60_000;
+/** How long the server keeps one watch open before the controller opens the next. */
+const WATCH_SECONDS = 50;
 
 /** One sync on request; resolves false when this replica did not run it (not the leader). */
 export type SyncNow = () => Promise<boolean>;
@@ -27,6 +36,12 @@ export class OperationRequests {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private wake: (() => void) | undefined;
   private polling: Promise<void> | undefined;
+  private watching: Promise<void> | undefined;
+  /** True while a watch of the inventory is open. */
+  private watched = false;
+  /** A change seen while the reader was busy: it reads again before waiting. */
+  private changed = false;
+  private readonly stopWatch = new AbortController();
   private stopped = false;
   /** Writes of the status, chained so that an older one never lands after a newer one. */
   private writing: Promise<void> = Promise.resolve();
@@ -86,20 +101,68 @@ export class OperationRequests {
     return this.writing;
   }
 
-  /** Starts polling for reconcile requests, each answered with `syncNow`. */
+  /** Starts reading reconcile requests, each answered with `syncNow`. */
   start(syncNow: SyncNow): void {
+    this.watching = this.watchInventory();
     this.polling = (async () => {
       await this.restore();
       while (!this.stopped) {
+        this.changed = false;
         await this.poll(syncNow);
         if (this.stopped) break;
+        if (this.changed) continue;
         await new Promise<void>((resolve) => {
           this.wake = resolve;
-          this.timer = setTimeout(resolve, this.opts.pollMs ?? 2000);
+          const wait = this.watched ? WATCHED_POLL_MS : (this.opts.pollMs ?? 2000);
+          this.timer = setTimeout(resolve, wait);
           this.timer.unref?.();
         });
+        clearTimeout(this.timer);
       }
     })();
+  }
+
+  /**
+   * Keeps a watch of the inventory open (one request per WATCH_SECONDS when nothing changes) and
+   * wakes the reader on every change; after a failure it waits pollMs and opens a new one.
+   */
+  private async watchInventory(): Promise<void> {
+    const { client } = this.opts;
+    const { metadata } = inventoryRef(this.opts);
+    let version: string | undefined;
+    while (!this.stopped) {
+      try {
+        const path = await client.path("v1", "ConfigMap", metadata.namespace);
+        version = await client.watch(
+          path,
+          {
+            query: {
+              fieldSelector: `metadata.name=${metadata.name}`,
+              resourceVersion: version,
+              timeoutSeconds: String(WATCH_SECONDS),
+              allowWatchBookmarks: "true",
+            },
+            accept: METADATA_ONLY,
+            signal: this.stopWatch.signal,
+          },
+          (event) => {
+            const first = !this.watched;
+            this.watched = true;
+            if (first || event.type !== "BOOKMARK") this.changed = true;
+            if (this.changed) this.wake?.();
+          },
+        );
+        // The server ended the watch: the next one starts where it stopped.
+        this.watched = version !== undefined;
+      } catch {
+        // Refused, too old a version (410) or cut: read again by polling, then watch anew.
+        this.watched = false;
+        version = undefined;
+        this.wake?.();
+        if (this.stopped) break;
+        await new Promise((resolve) => setTimeout(resolve, this.opts.pollMs ?? 2000).unref?.());
+      }
+    }
   }
 
   /** A restarted controller knows which request it answered last, from what it recorded. */
@@ -139,9 +202,11 @@ export class OperationRequests {
   /** Stops polling; resolves once a request being answered has been. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopWatch.abort();
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.wake?.();
     await this.polling;
+    await this.watching;
     await this.writing;
   }
 }

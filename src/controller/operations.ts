@@ -23,7 +23,8 @@ export const STATUS_KEY = "status.json";
 /** Field manager of the annotations the commands set. */
 const COMMAND_FIELD_MANAGER = "mcpfleet-cli";
 /** Only the object's metadata: a poll costs the same however large the inventory is. */
-const METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+/** Accept header for an object's metadata only (PartialObjectMetadata), watches included. */
+export const METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
 /** Which controller: the inventory of `fieldManager` in `namespace`. */
 export interface ControllerObject {

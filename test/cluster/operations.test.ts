@@ -203,6 +203,9 @@ describe.skipIf(noCluster())("a running controller", () => {
       signal: stop.signal,
       stdout: (l) => lines.push(l),
       stderr: (l) => lines.push(l),
+      // Without a watch the annotations would be read once an hour: every request below is
+      // answered because the watch of the inventory wakes the controller.
+      operationsPollMs: 3_600_000,
     });
     await until("the first revision is applied and recorded", async () => {
       const r = await recorded();
