@@ -314,7 +314,24 @@ export class KubeClient {
             onEvent(event);
           }
         });
-        res.on("error", () => undefined);
+        // A stream cut before its end (a restarted server, a load balancer) fails the watch, so
+        // that the caller watches again; a clean end after `end` changes nothing.
+        const cut = () => {
+          if (opts.signal?.aborted === true) return;
+          reject(
+            new KubeApiError(
+              503,
+              `watch ${path}: the stream was cut`,
+              "ServiceUnavailable",
+              [],
+              {},
+            ),
+          );
+        };
+        res.on("error", cut);
+        res.on("close", () => {
+          if (!res.complete) cut();
+        });
         res.on("end", () => {
           if (status === 200) return resolve(version);
           let body: { message?: string; reason?: string } = {};

@@ -27,6 +27,8 @@ export interface OperationRequestsOptions extends ControllerObject {
 export const WATCHED_POLL_MS = 5 * 60_000;
 /** How long the server keeps one watch open before the controller opens the next. */
 const WATCH_SECONDS = 50;
+/** After a failed watch, the next is opened after this, doubled per failure up to 30 s. */
+const WATCH_RETRY_MS = 500;
 
 /** One sync on request; resolves false when this replica did not run it (not the leader). */
 export type SyncNow = () => Promise<boolean>;
@@ -124,12 +126,13 @@ export class OperationRequests {
 
   /**
    * Keeps a watch of the inventory open (one request per WATCH_SECONDS when nothing changes) and
-   * wakes the reader on every change; after a failure it waits pollMs and opens a new one.
+   * wakes the reader on every change; after a failure it opens a new one with a growing delay.
    */
   private async watchInventory(): Promise<void> {
     const { client } = this.opts;
     const { metadata } = inventoryRef(this.opts);
     let version: string | undefined;
+    let retryMs = WATCH_RETRY_MS;
     while (!this.stopped) {
       try {
         const path = await client.path("v1", "ConfigMap", metadata.namespace);
@@ -154,13 +157,15 @@ export class OperationRequests {
         );
         // The server ended the watch: the next one starts where it stopped.
         this.watched = version !== undefined;
+        retryMs = WATCH_RETRY_MS;
       } catch {
-        // Refused, too old a version (410) or cut: read again by polling, then watch anew.
+        // Refused, too old a version (410) or cut: the reader polls meanwhile; watch anew soon.
         this.watched = false;
         version = undefined;
         this.wake?.();
         if (this.stopped) break;
-        await new Promise((resolve) => setTimeout(resolve, this.opts.pollMs ?? 2000).unref?.());
+        await new Promise((resolve) => setTimeout(resolve, retryMs).unref?.());
+        retryMs = Math.min(retryMs * 2, 30_000);
       }
     }
   }
