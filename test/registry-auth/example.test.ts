@@ -1,6 +1,7 @@
 // examples/registry/config-oauth-local.yaml works as docs/auth.md describes, with the local
 // issuer of test/support/oidc.ts (on a free port here instead of 9400).
 import { readFileSync } from "node:fs";
+import { untilReady } from "../registry/helpers.js";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -25,9 +26,7 @@ beforeAll(async () => {
     { ...parsed, path: PATH, baseDir: DIR },
     { port: 0, log: pino({ level: "silent" }), generationPollMs: 100 },
   );
-  for (let i = 0; i < 100 && (await call(`${server.url}/readiness`)).status !== 200; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await untilReady(server.url);
 });
 
 afterAll(async () => {

@@ -4,6 +4,7 @@
 // a changed payload, and odd Authorization headers. Every protected route answers 401, nothing
 // answers a 5xx, and the attacker's key-set URL is never fetched.
 import { createServer, type Server } from "node:http";
+import { untilReady } from "../registry/helpers.js";
 import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,6 +46,8 @@ beforeAll(async () => {
       authz: { roles: { superAdmin: [{ groups: "root" }] } },
     },
   });
+  // Before its first sync /readiness rightly answers 503: fuzz the server it becomes.
+  await untilReady(reg.url);
 });
 
 afterAll(async () => {

@@ -2,6 +2,7 @@
 // role check, odd token payloads, scoped source admins reaching beyond their tenant, names
 // taken over or hidden by a publisher, answers shared through the cache, existence oracles.
 import { mkdirSync, writeFileSync } from "node:fs";
+import { untilReady } from "../registry/helpers.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUDIENCE, startIssuer, type TestIssuer } from "../support/oidc.js";
@@ -56,10 +57,7 @@ beforeAll(async () => {
       },
     },
   });
-  for (let i = 0; i < 100; i++) {
-    if ((await call(`${reg.url}/readiness`)).status === 200) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await untilReady(reg.url);
 });
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
 // The registry server in oauth mode against a real OpenID provider: discovery, /v1/me, the
 // registry claims gate, the entry filter with pagination, publish rules and admin scoping.
 import { copyFileSync } from "node:fs";
+import { untilReady } from "../registry/helpers.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -79,11 +80,7 @@ beforeAll(async () => {
       },
     },
   });
-  // Wait for the first syncs.
-  for (let i = 0; i < 100; i++) {
-    if ((await call(`${reg.url}/readiness`)).status === 200) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await untilReady(reg.url);
 });
 
 afterAll(async () => {
