@@ -56,6 +56,8 @@ export interface ResourceFacts {
   workloads: readonly WorkloadName[];
   /** The audience it accepts tokens for, when its OIDC configuration reference names one. */
   audience: AudienceUse | undefined;
+  /** True when its metadata names no namespace (it is in the run's default one). */
+  namespaceDefaulted?: boolean;
   /** MCPOIDCConfig only: the issuer its tokens come from, when its spec says. */
   issuer?: string;
   /** Authorization-server facts (auth-server-refs.ts), for the kinds they concern. */
@@ -332,6 +334,10 @@ export function resourceFacts(
     workloads: workloadPatterns === undefined ? NONE : workloadNamesOf(value, workloadPatterns),
     audience: audienceOf(kind, value),
   };
+  const metadata = isObject(value) ? value.metadata : undefined;
+  if (!isObject(metadata) || typeof metadata.namespace !== "string" || metadata.namespace === "") {
+    facts.namespaceDefaulted = true;
+  }
   if (kind === "MCPOIDCConfig") {
     const issuer = issuerOf(value);
     if (issuer !== undefined) facts.issuer = issuer;

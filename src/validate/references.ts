@@ -15,6 +15,7 @@ import {
   type WorkloadName,
   referencePointer,
 } from "./reference-facts.js";
+import { closest } from "../suggest.js";
 import { Grouping } from "./grouping.js";
 import { WORKLOAD_KINDS } from "./reference-table.js";
 import {
@@ -102,6 +103,28 @@ export class ResourceIndex {
     return false;
   }
 
+  /** The names of resources of one of `kinds` in `namespace`, in the order they were added. */
+  *namesOf(kinds: readonly Kind[], namespace: string): Iterable<string> {
+    for (const [name, named] of this.byNamespace.get(namespace) ?? []) {
+      if (
+        Array.isArray(named)
+          ? named.some((r) => kinds.includes(r.kind))
+          : kinds.includes(named.kind)
+      ) {
+        yield name;
+      }
+    }
+  }
+
+  /** The namespaces other than `except` where a resource of one of `kinds` has `name`, sorted. */
+  namespacesWith(kinds: readonly Kind[], name: string, except: string): string[] {
+    const found: string[] = [];
+    for (const namespace of this.byNamespace.keys()) {
+      if (namespace !== except && this.hasAny(kinds, namespace, name)) found.push(namespace);
+    }
+    return found.sort();
+  }
+
   /** Every kind/namespace/name defined more than once, with its definitions in order. */
   duplicates(): readonly (readonly OwnResource[])[] {
     return this.repeated;
@@ -152,6 +175,7 @@ export class ReferenceLevel {
       doc: at.doc,
     };
     if (facts.issuer !== undefined) r.issuer = facts.issuer;
+    if (facts.namespaceDefaulted === true) r.namespaceDefaulted = true;
     if (facts.auth !== undefined) {
       r.auth = facts.auth;
       if (r.auth.server !== undefined || r.auth.external !== undefined) {
@@ -379,9 +403,40 @@ function checkNamedReferences(
     const targets = referenceTargets(ref);
     if (index.hasAny(targets, r.namespace, ref.name)) continue;
     const field = ref.pattern.segments[ref.pattern.segments.length - 1] ?? "reference";
-    const message = `${field}: ${targets.join(" or ")} "${ref.name}" not found in namespace ${r.namespace}`;
+    const message =
+      `${field}: ${targets.join(" or ")} "${ref.name}" not found in namespace ${r.namespace}` +
+      whereElse(r, index, targets, ref.name);
     addIssueAt(r, referencePointer(ref), ref.position, message, missing);
   }
+}
+
+/**
+ * What helps with a name not found: the closest name of those kinds in the namespace (a typo),
+ * and the namespaces that do have it (a resource moved, or one without metadata.namespace that
+ * fell into the default namespace): a reference never leaves its resource's namespace.
+ */
+function whereElse(
+  r: OwnResource,
+  index: ResourceIndex,
+  kinds: readonly Kind[],
+  name: string,
+): string {
+  const near = closest(name, index.namesOf(kinds, r.namespace));
+  let out = near === undefined ? "" : ` (did you mean "${near}"?)`;
+  const elsewhere = index.namespacesWith(kinds, name, r.namespace);
+  if (elsewhere.length > 0) {
+    const shown =
+      elsewhere.length <= 3
+        ? elsewhere.join(", ")
+        : `${elsewhere.slice(0, 3).join(", ")} and ${elsewhere.length - 3} more`;
+    out +=
+      `; it exists in namespace${elsewhere.length > 1 ? "s" : ""} ${shown}, and a reference ` +
+      "names a resource of its own namespace";
+    if (r.namespaceDefaulted === true) {
+      out += ` (this resource has no metadata.namespace, so it is in ${r.namespace})`;
+    }
+  }
+  return out;
 }
 
 function checkWorkloadNames(
@@ -393,7 +448,8 @@ function checkWorkloadNames(
     if (index.hasAny(WORKLOAD_KINDS, r.namespace, n.name)) continue;
     const message =
       `backend workload "${n.name}" not found: no ${WORKLOAD_KINDS.join(", ")} of that name in ` +
-      `namespace ${r.namespace} and no static backend of that name`;
+      `namespace ${r.namespace} and no static backend of that name` +
+      whereElse(r, index, WORKLOAD_KINDS, n.name);
     addIssueAt(r, n.pointer, n.position, message, missing, n.target);
   }
 }

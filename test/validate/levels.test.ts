@@ -391,12 +391,56 @@ describe("reference level", () => {
       want: ["warning reference /spec/groupRef", "warning reference /spec/toolConfigRef/name"],
     },
     {
-      name: "a reference into another namespace does not resolve",
+      name: "a reference into another namespace does not resolve, and says where the name is",
       docs: [
         { ...group, metadata: { name: "eng", namespace: "other" } },
         server({ groupRef: "eng" }),
       ],
       want: ["error reference /spec/groupRef"],
+      messages: {
+        "/spec/groupRef":
+          /^groupRef: MCPGroup "eng" not found in namespace default; it exists in namespace other, and a reference names a resource of its own namespace \(this resource has no metadata\.namespace, so it is in default\)$/,
+      },
+    },
+    {
+      name: "a resource in another namespace than the one it refers to, named explicitly",
+      docs: [
+        { ...group, metadata: { name: "eng", namespace: "team-a" } },
+        { ...group, metadata: { name: "eng", namespace: "team-c" } },
+        { ...server({ groupRef: "eng" }), metadata: { name: "srv", namespace: "team-b" } },
+      ],
+      want: ["error reference /spec/groupRef"],
+      messages: {
+        "/spec/groupRef":
+          /^groupRef: MCPGroup "eng" not found in namespace team-b; it exists in namespaces team-a, team-c, and a reference names a resource of its own namespace$/,
+      },
+    },
+    {
+      name: "a mistyped reference names the closest resource of its kind in the namespace",
+      docs: [
+        res("MCPGroup", "team-a-tools"),
+        res("MCPToolConfig", "team-a-tool"),
+        server({ groupRef: "team-a-tool" }),
+      ],
+      want: ["error reference /spec/groupRef"],
+      messages: {
+        "/spec/groupRef":
+          /^groupRef: MCPGroup "team-a-tool" not found in namespace default \(did you mean "team-a-tools"\?\)$/,
+      },
+    },
+    {
+      name: "a mistyped backend workload name names the closest workload",
+      docs: [
+        res("MCPGroup", "g"),
+        server({ groupRef: "g" }, "github"),
+        res("VirtualMCPServer", "v", {
+          groupRef: "g",
+          incomingAuth: { type: "anonymous" },
+          outgoingAuth: { backends: { githb: { type: "discovered" } } },
+        }),
+      ],
+      want: ["error reference /spec/outgoingAuth/backends/githb"],
+      messages: { "/spec/outgoingAuth/backends/githb": /\(did you mean "github"\?\)$/ },
     },
     {
       name: "a reference to a resource of the wrong kind",
