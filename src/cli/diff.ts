@@ -1,6 +1,7 @@
 // `mcpfleet diff PATH...`: what `mcpfleet apply` would change against the live cluster, as a
-// unified diff per object (server-populated and defaulted fields ignored). Exit 1 when there are
-// changes, 0 when none, 2 on usage errors or invalid files.
+// unified diff per object (server-populated and defaulted fields ignored). Exit codes as kubectl
+// diff and flux diff have them, so that a pipeline can tell "changes" from "broken": 0 no
+// changes, 1 changes, 2 any error (usage, invalid files, kubeconfig, cluster).
 import { McpfleetError } from "../errors.js";
 import { explainKubeError } from "../controller/kube-errors.js";
 import { clusterPlan } from "../controller/cluster-plan.js";
@@ -9,13 +10,18 @@ import { InventoryStore } from "../controller/inventory.js";
 import { renderPaths } from "../controller/pipeline.js";
 import { clusterClient, controllerNamespace } from "../controller/targets.js";
 import { usageError } from "./args.js";
+import { reportFailure } from "./failure.js";
 import { CLUSTER_OPTIONS, parseClusterCommand } from "./cluster-options.js";
 
 const USAGE = `Usage: mcpfleet diff [-f] PATH... [options]
 
 Shows what mcpfleet apply would change in the cluster: for each object, a unified diff of its
 live state against its state after a server-side dry-run apply; new objects whole, and with
---prune the objects that would be deleted. Exit 0 no changes, 1 changes, 2 usage or invalid files.
+--prune the objects that would be deleted. The files are validated before the cluster is
+contacted.
+
+Exit status (as kubectl diff and flux diff): 0 no changes, 1 changes, 2 an error: usage, invalid
+files, the kubeconfig, the cluster.
 
 ${CLUSTER_OPTIONS}`;
 
@@ -34,6 +40,18 @@ export async function runDiff(
       "--dry-run, -o and --wait-timeout are apply's options; diff never writes",
     );
   }
+  // The files first: invalid input is reported as such, whatever the state of the kubeconfig.
+  const rendered = await renderPaths(config.paths, process.cwd(), {
+    namespace: config.namespace,
+  });
+  for (const w of rendered.warnings) io.err(w);
+  if (!rendered.ok) {
+    for (const e of rendered.errors) io.err(e);
+    throw new McpfleetError(
+      "ERR_INVALID_RESOURCES",
+      `${rendered.errors.length} errors; nothing to diff`,
+    );
+  }
   const client = clusterClient({
     ...(config.kubeconfig !== undefined ? { kubeconfig: config.kubeconfig } : {}),
     ...(config.context !== undefined ? { context: config.context } : {}),
@@ -42,16 +60,6 @@ export async function runDiff(
     forceRecreate: false,
   });
   try {
-    const rendered = await renderPaths(config.paths, process.cwd(), {
-      namespace: config.namespace,
-    });
-    if (!rendered.ok) {
-      for (const e of rendered.errors) io.err(e);
-      throw new McpfleetError(
-        "ERR_INVALID_RESOURCES",
-        `${rendered.errors.length} errors; nothing to diff`,
-      );
-    }
     // What apply would send of the pipeline's plan.
     const plan = clusterPlan(rendered.plan, { fieldManager: config.fieldManager });
     const inventory = new InventoryStore(client, {
@@ -83,10 +91,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await runDiff(argv);
   } catch (err) {
-    if (err instanceof McpfleetError && err.code === "ERR_INVALID_RESOURCES") {
-      console.error(`mcpfleet: ${err.message}`);
-      return 2;
-    }
-    throw err;
+    // 1 means "there are changes", so every failure exits 2 or more.
+    return Math.max(reportFailure(err), 2);
   }
 }
