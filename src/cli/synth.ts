@@ -7,7 +7,13 @@ import { chooseInputs, describeInputs } from "./inputs.js";
 import { progressLine } from "./progress.js";
 import { loadPaths } from "../synth/load.js";
 import { ResourceSet } from "../synth/model.js";
-import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
+import {
+  DEFAULT_SYNTH_OPTIONS,
+  defaultRegistryImage,
+  REGISTRY_SERVERS,
+  type RegistryServerKind,
+  type SynthOptions,
+} from "../synth/options.js";
 import { renderFiles } from "../synth/output.js";
 import { checkOutputDir, writeOutputDir } from "../synth/output-dir.js";
 import { computeStatuses } from "../synth/status.js";
@@ -35,7 +41,10 @@ Options:
   -n, --namespace NS        namespace of resources whose metadata has none (default "default")
       --runner-image IMG    proxy runner image (default ${DEFAULT_SYNTH_OPTIONS.runnerImage})
       --vmcp-image IMG      virtual server image (default ${DEFAULT_SYNTH_OPTIONS.vmcpImage})
-      --registry-image IMG  registry API image (default ${DEFAULT_SYNTH_OPTIONS.registryImage})
+      --registry-server S   program an MCPRegistry deploys: mcpfleet (default: this project's
+                            \`registry serve\`) or toolhive (the reference's registry server)
+      --registry-image IMG  registry server image (default ${DEFAULT_SYNTH_OPTIONS.registryImage};
+                            with --registry-server=toolhive ${defaultRegistryImage("toolhive")})
       --embedding-image IMG embedding server image (default ${DEFAULT_SYNTH_OPTIONS.embeddingImage})
       --no-install          leave out the install bundle
       --no-namespaces       leave out the Namespace each namespace's file starts with
@@ -106,7 +115,8 @@ export async function main(argv: string[]): Promise<number> {
       namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
       "runner-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.runnerImage },
       "vmcp-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.vmcpImage },
-      "registry-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.registryImage },
+      "registry-server": { type: "string", default: DEFAULT_SYNTH_OPTIONS.registryServer },
+      "registry-image": { type: "string" },
       "embedding-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.embeddingImage },
       install: { type: "boolean", default: true },
       namespaces: { type: "boolean", default: true },
@@ -147,10 +157,18 @@ export async function main(argv: string[]): Promise<number> {
     legacy: { signature: "install/00-crds.yaml", subdirs: ["install"] },
   };
   if ("dir" in to) checkOutputDir(to.dir, guard);
+  const registryServer = values["registry-server"] as RegistryServerKind;
+  if (!REGISTRY_SERVERS.includes(registryServer)) {
+    throw usageError(
+      "synth",
+      `--registry-server must be ${REGISTRY_SERVERS.join(" or ")}, not "${registryServer}"`,
+    );
+  }
   const options: SynthOptions = {
     runnerImage: values["runner-image"],
     vmcpImage: values["vmcp-image"],
-    registryImage: values["registry-image"],
+    registryServer,
+    registryImage: values["registry-image"] ?? defaultRegistryImage(registryServer),
     embeddingImage: values["embedding-image"],
   };
   const progress = progressLine();

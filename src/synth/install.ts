@@ -7,13 +7,13 @@ import { parse } from "yaml";
 import { projectRoot, projectVersion } from "../project.js";
 import { API_GROUP } from "../schema/kinds.js";
 import type { KubeObject } from "./model.js";
+import { MCPFLEET_IMAGE_REPOSITORY } from "./options.js";
 import { sortObjects } from "./render.js";
 import { VMCP_READS } from "./constructs/virtualmcpserver.js";
 
 export const INSTALL_NAMESPACE = "mcpfleet-system";
 export const CONTROLLER_NAME = "mcpfleet-controller";
 export const CONTROLLER_PORT = 8080;
-export const CONTROLLER_IMAGE_REPOSITORY = "ghcr.io/mcpfleet/mcpfleet";
 
 export interface InstallOptions {
   /** Controller image; default `ghcr.io/mcpfleet/mcpfleet:<package version>`. */
@@ -77,7 +77,7 @@ export function controllerArgs(options: InstallOptions = {}): string[] {
 
 /** The controller image of this release. */
 export function defaultControllerImage(): string {
-  return `${CONTROLLER_IMAGE_REPOSITORY}:${projectVersion()}`;
+  return `${MCPFLEET_IMAGE_REPOSITORY}:${projectVersion()}`;
 }
 
 const crdCache = new Map<string, KubeObject[]>();

@@ -55,6 +55,7 @@ describe("MCPServer objects", () => {
     const objects = render([server("fetch")], {
       runnerImage: "registry.local/runner:9",
       vmcpImage: "v",
+      registryServer: "mcpfleet",
       registryImage: "r",
       embeddingImage: "e",
     });

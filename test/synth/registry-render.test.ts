@@ -15,7 +15,9 @@ import { contentHash } from "../../src/synth/hash.js";
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { loadTexts, resourcesOfText } from "../../src/synth/load.js";
 import type { KubeObject, Resource } from "../../src/synth/model.js";
+import { DEFAULT_SYNTH_OPTIONS, defaultRegistryImage } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
+import { projectVersion } from "../../src/project.js";
 import { REFERENCE_RESOURCES } from "../schema/helpers.js";
 import { hasSharedData } from "../support/shared-data.js";
 
@@ -188,19 +190,56 @@ stringData: {.pgpass: "pg:5432:registry:app:pgpass-VALUE-5"}
 `;
 
 describe("MCPRegistry with configYAML", async () => {
-  const objects = synthesize(await load(VERBATIM), undefined, only).objects;
+  const objectsInput = await load(VERBATIM);
+  const objects = synthesize(objectsInput, undefined, only).objects;
 
   it("holds configYAML verbatim in <name>-registry-server-config", () => {
     const cm = find(objects, "ConfigMap", "verbatim-registry-server-config");
     expect((cm.data as Record<string, string>)["config.yaml"]).toBe(CONFIG_YAML);
   });
 
-  it("runs registry-api with serve --config=/config/config.yaml on port http 8080", () => {
+  it("runs this project's registry serve on port http 8080, probed there, with a writable /tmp", () => {
     const c = api(objects, "verbatim");
+    expect(c.image).toBe(`ghcr.io/mcpfleet/mcpfleet:${projectVersion()}`);
+    expect(c.args).toEqual([
+      "registry",
+      "serve",
+      "--config=/config/config.yaml",
+      "--address=0.0.0.0",
+      "--port=8080",
+    ]);
+    expect(c.ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }]);
+    expect((c.readinessProbe as { httpGet: unknown }).httpGet).toEqual({
+      path: "/readiness",
+      port: 8080,
+    });
+    expect((c.livenessProbe as { httpGet: unknown }).httpGet).toEqual({
+      path: "/health",
+      port: 8080,
+    });
+    expect(c.volumeMounts).toContainEqual({ name: "tmp", mountPath: "/tmp" });
+    expect(pod(objects, "verbatim").spec.volumes).toContainEqual({ name: "tmp", emptyDir: {} });
+    // The pgpass copy runs in the server's own image, which has a shell.
+    expect(pod(objects, "verbatim").spec.initContainers?.[0]?.image).toBe(c.image);
+    const svc = find(objects, "Service", "verbatim-api").spec as Record<string, unknown>;
+    expect(svc.ports).toEqual([{ name: "http", port: 8080, targetPort: 8080, protocol: "TCP" }]);
+  });
+
+  it("runs the reference's server with serve --config=/config/config.yaml when asked", () => {
+    const reference = synthesize(
+      objectsInput,
+      {
+        ...DEFAULT_SYNTH_OPTIONS,
+        registryServer: "toolhive",
+        registryImage: defaultRegistryImage("toolhive"),
+      },
+      only,
+    ).objects;
+    const c = api(reference, "verbatim");
     expect(c.args).toEqual(["serve", "--config=/config/config.yaml"]);
     expect(c.image).toBe("ghcr.io/stacklok/thv-registry-api:v1.5.2");
     expect(c.ports).toEqual([{ name: "http", containerPort: 8080, protocol: "TCP" }]);
-    // The server answers its health endpoints on its internal port only.
+    // That server answers its health endpoints on its internal port only.
     expect((c.readinessProbe as { httpGet: unknown }).httpGet).toEqual({
       path: "/readiness",
       port: 8081,
@@ -209,7 +248,9 @@ describe("MCPRegistry with configYAML", async () => {
       path: "/health",
       port: 8081,
     });
-    const svc = find(objects, "Service", "verbatim-api").spec as Record<string, unknown>;
+    expect(c.volumeMounts).not.toContainEqual({ name: "tmp", mountPath: "/tmp" });
+    expect(pod(reference, "verbatim").spec.initContainers?.[0]?.image).toBe("busybox:1.37");
+    const svc = find(reference, "Service", "verbatim-api").spec as Record<string, unknown>;
     expect(svc.ports).toEqual([{ name: "http", port: 8080, targetPort: 8080, protocol: "TCP" }]);
   });
 

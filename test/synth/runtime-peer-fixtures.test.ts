@@ -1,6 +1,7 @@
 // How much of what the reference operator's own tests assert about its objects our rendering
 // matches (shared/data/peer-tests/synth): the fields of its e2e asserts and of its Go builders,
-// each input rendered as `mcpfleet synth` renders it (validated first, default options). Prints
+// each input rendered as `mcpfleet synth --registry-server=toolhive` renders it (validated
+// first), since the reference's MCPRegistry asserts describe its own registry server. Prints
 // the figure and every field that differs; fails below the target or on a difference that
 // docs/compat.md does not list as deliberate.
 import { readFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { loadTexts } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
-import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";
+import { DEFAULT_SYNTH_OPTIONS, defaultRegistryImage } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { SHARED_DATA } from "../schema/helpers.js";
 import { hasSharedData } from "../support/shared-data.js";
@@ -35,6 +36,13 @@ const DELIBERATE: RegExp[] = [
 
 const TARGET = 0.98;
 
+/** The reference's programs throughout: an MCPRegistry deploys its registry server. */
+const REFERENCE_PROGRAMS = {
+  ...DEFAULT_SYNTH_OPTIONS,
+  registryServer: "toolhive",
+  registryImage: defaultRegistryImage("toolhive"),
+} as const;
+
 /**
  * An input as the reference's API server reads it. The Go builders' fixtures are their structs
  * written as YAML, and one writes the Go field name: `RemoteURL` of a v1beta1 MCPRemoteProxy is
@@ -51,7 +59,7 @@ async function renderCase(c: PeerCase): Promise<KubeObject[]> {
     c.inputs.map((i) => ({ name: i, text: asServed(readFileSync(join(DIR, i), "utf8")) })),
   );
   if (!loaded.valid) return [];
-  return synthesize(loaded.resources, DEFAULT_SYNTH_OPTIONS).objects;
+  return synthesize(loaded.resources, REFERENCE_PROGRAMS).objects;
 }
 
 describe.skipIf(!have)("the reference operator's expectations", () => {

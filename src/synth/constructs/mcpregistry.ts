@@ -4,15 +4,19 @@ import { API_GROUP } from "../../schema/kinds.js";
 import type { KindRenderer } from "../context.js";
 import { contentHash } from "../hash.js";
 import { labelValue } from "../names.js";
+import type { RegistryServerKind } from "../options.js";
 import { restrictedContainer, restrictedPod } from "../security.js";
 import { CONTENT_CHECKSUM } from "./runner-workload.js";
 import type { Resource } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
 import { ALL_VERBS } from "./common.js";
 import {
+  compact,
   type Container,
   type EnvVar,
+  httpProbe,
   mergePodTemplate,
+  type Probe,
   type PodSpec,
   type PodTemplate,
 } from "../pod.js";
@@ -21,7 +25,7 @@ import { CONFIG_CHECKSUM_ANNOTATION } from "./virtualmcpserver.js";
 
 export const REGISTRY_CONTAINER = "registry-api";
 export const REGISTRY_PORT = 8080;
-/** The registry server answers /health and /readiness on its internal port only. */
+/** The reference's registry server answers /health and /readiness on this internal port only. */
 export const REGISTRY_HEALTH_PORT = 8081;
 /** The reference operator's annotation of the config's hash on the registry pod template. */
 export const REGISTRY_CONFIG_HASH = "toolhive.stacklok.dev/config-hash";
@@ -31,7 +35,10 @@ export const REGISTRY_CONFIG_DIR = "/config";
 export const REGISTRY_FILES_DIR = "/etc/registry";
 /** Where the pgpass file is copied (mode 0600) for `pgpassSecretRef`. */
 export const PGPASS_DIR = "/pgpass";
-/** Image of the init container that copies the pgpass file; only `sh`, `cp` and `chmod` are used. */
+/**
+ * Image of the init container that copies the pgpass file beside the reference's server (its
+ * image has no shell); only `sh`, `cp` and `chmod` are used. Ours uses its own image.
+ */
 export const PGPASS_INIT_IMAGE = "busybox:1.37";
 /** The user the registry pod runs as, so the copied pgpass file belongs to the server. */
 export const REGISTRY_UID = 65532;
@@ -83,10 +90,6 @@ export interface RegistryFile {
 export interface LegacyRegistryConfig {
   config: T.EmbeddedRegistryServerConfig;
   files: RegistryFile[];
-}
-
-function compact<V extends object>(value: V): V {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as V;
 }
 
 function legacySource(
@@ -225,6 +228,52 @@ export function registryConfigYaml(resource: Resource<"MCPRegistry">): string {
   });
 }
 
+/** How each registry server program is started and probed in its pod. */
+interface RegistryProgram {
+  args: string[];
+  livenessProbe: Probe;
+  readinessProbe: Probe;
+  /** A writable /tmp: the root file system is read-only. */
+  tmpVolume: boolean;
+}
+
+const CONFIG_ARG = `--config=${REGISTRY_CONFIG_DIR}/config.yaml`;
+
+/**
+ * Ours answers the probes on its one port, and listens on every address of the pod (its own
+ * default is loopback only); /tmp holds Node's compile cache. The reference's server answers
+ * them on a separate internal port, and its arguments and probes are kept as its operator
+ * renders them.
+ */
+function registryProgram(server: RegistryServerKind): RegistryProgram {
+  if (server === "toolhive") {
+    return {
+      args: ["serve", CONFIG_ARG],
+      livenessProbe: httpProbe("/health", REGISTRY_HEALTH_PORT, {
+        initialDelaySeconds: 30,
+        periodSeconds: 10,
+      }),
+      readinessProbe: httpProbe("/readiness", REGISTRY_HEALTH_PORT, {
+        initialDelaySeconds: 5,
+        periodSeconds: 5,
+      }),
+      tmpVolume: false,
+    };
+  }
+  return {
+    args: ["registry", "serve", CONFIG_ARG, "--address=0.0.0.0", `--port=${REGISTRY_PORT}`],
+    livenessProbe: httpProbe("/health", REGISTRY_PORT, {
+      initialDelaySeconds: 10,
+      periodSeconds: 10,
+    }),
+    readinessProbe: httpProbe("/readiness", REGISTRY_PORT, {
+      initialDelaySeconds: 2,
+      periodSeconds: 5,
+    }),
+    tmpVolume: true,
+  };
+}
+
 /**
  * Renders an MCPRegistry: ConfigMap `<n>-registry-server-config` (config.yaml), Deployment and
  * Service `<n>-api` (container `registry-api`), ServiceAccount, Role and RoleBinding
@@ -312,7 +361,10 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
     env.push({ name: "PGPASSFILE", value: `${PGPASS_DIR}/.pgpass` });
     initContainers.push({
       name: "pgpass",
-      image: PGPASS_INIT_IMAGE,
+      image:
+        context.options.registryServer === "mcpfleet"
+          ? context.options.registryImage
+          : PGPASS_INIT_IMAGE,
       command: [
         "sh",
         "-c",
@@ -326,29 +378,22 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
     });
   }
 
+  const server = registryProgram(context.options.registryServer);
+  if (server.tmpVolume) {
+    volumes.push({ name: "tmp", emptyDir: {} });
+    mounts.push({ name: "tmp", mountPath: "/tmp" });
+  }
   const container: Container = {
     name: REGISTRY_CONTAINER,
     image: context.options.registryImage,
     imagePullPolicy: "IfNotPresent",
-    args: ["serve", `--config=${REGISTRY_CONFIG_DIR}/config.yaml`],
+    args: server.args,
     ports: [{ name: "http", containerPort: REGISTRY_PORT, protocol: "TCP" }],
     env,
     resources: REGISTRY_RESOURCES,
     volumeMounts: mounts,
-    livenessProbe: {
-      httpGet: { path: "/health", port: REGISTRY_HEALTH_PORT },
-      initialDelaySeconds: 30,
-      periodSeconds: 10,
-      timeoutSeconds: 3,
-      failureThreshold: 3,
-    },
-    readinessProbe: {
-      httpGet: { path: "/readiness", port: REGISTRY_HEALTH_PORT },
-      initialDelaySeconds: 5,
-      periodSeconds: 5,
-      timeoutSeconds: 3,
-      failureThreshold: 3,
-    },
+    livenessProbe: server.livenessProbe,
+    readinessProbe: server.readinessProbe,
     securityContext: restrictedContainer(),
   };
   const base: PodTemplate = {
