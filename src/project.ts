@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { installedText } from "./assets.js";
 
 let cachedRoot: string | undefined;
 
@@ -24,8 +25,6 @@ export function projectRoot(): string {
 }
 
 export function projectVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(projectRoot(), "package.json"), "utf8")) as {
-    version: string;
-  };
+  const pkg = JSON.parse(installedText("package.json")) as { version: string };
   return pkg.version;
 }

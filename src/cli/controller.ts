@@ -72,7 +72,7 @@ Target:
   -n, --namespace NS           namespace of resources whose metadata has none (default "default")
       --wait-timeout DURATION  after applying, wait this long for the Deployments and StatefulSets
                                to roll out; not ready in time fails the revision (default: no wait)
-Tenancy (who can push decides what runs; see docs/gitops.md):
+Tenancy (who can push decides what runs; see mcpfleet docs gitops):
       --namespace-allow GLOBS  namespaces a revision may write to (comma-separated, repeatable;
                                * and ?); the controller's own and kube-* only when named
       --target-namespace NS    every resource lives in NS (its default, and the only one allowed)
@@ -86,7 +86,7 @@ Serving (not with --once):
       --log-format json|text   log lines (default: json, text with --once)
   -h, --help                   show this help
 
-See docs/gitops.md.`;
+See mcpfleet docs gitops (docs/gitops.md of the installation).`;
 
 export interface ControllerConfig {
   repo: string;

@@ -58,7 +58,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     load: async () => ({ main: (await import("./operations.js")).reconcileMain }),
   },
   synth: {
-    summary: "Render resources into Kubernetes manifests (dist/<namespace>.yaml, dist/install/)",
+    summary:
+      "Render resources into Kubernetes manifests (dist/<namespace>.yaml; --install: the bundle)",
     load: () => import("./synth.js"),
   },
   install: {
@@ -78,6 +79,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
           return Promise.resolve(0);
         },
       }),
+  },
+  docs: {
+    summary: "Print a document shipped with mcpfleet: docs [NAME] (no NAME: the list)",
+    load: () => import("./docs.js"),
   },
   help: {
     summary: "Print this help, or a command's: mcpfleet help COMMAND",
@@ -173,8 +178,13 @@ async function run(argv: string[]): Promise<number> {
   return module.main(rest);
 }
 
-try {
-  process.exitCode = await run(process.argv.slice(2));
-} catch (err) {
-  process.exitCode = reportFailure(err);
-}
+// A promise chain, not a top-level await: the single executable runs the CLI bundled as one
+// CommonJS script (scripts/release.ts), which cannot hold one.
+run(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.exitCode = reportFailure(err);
+  },
+);

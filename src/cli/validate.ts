@@ -37,7 +37,7 @@ Options:
   -h, --help                  show this help
 
 Exit status: 0 all valid, 1 something invalid or no resource found, 2 usage error or
-unreadable path. See docs/validate.md.`;
+unreadable path. See mcpfleet docs validate (docs/validate.md of the installation).`;
 
 /** Fewer files than this are validated too fast for a progress line to be worth drawing. */
 const PROGRESS_MIN_FILES = 20;

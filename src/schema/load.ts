@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { installedFiles, installedText } from "../assets.js";
 import { yamlPackage } from "../yaml-package.js";
 import { projectRoot } from "../project.js";
 import { SCHEMA_BASE } from "./kinds.js";
@@ -104,10 +105,9 @@ export function snapshotDigest(files: readonly SchemaFile[]): string | undefined
  * in schemas/ (their texts are read and hashed, which is cheap), else parsed from the YAML.
  */
 export function loadInstalledSchemaFiles(): SchemaFile[] {
-  const dir = schemasDir();
-  const sources = readSources(dir);
+  const sources: SourceText[] = installedFiles("schemas", ".yaml");
   try {
-    const text = readFileSync(join(projectRoot(), SNAPSHOT_PATH), "utf8");
+    const text = installedText(SNAPSHOT_PATH);
     const snapshot = JSON.parse(text) as Snapshot;
     if (snapshot.digest === digestOf(sources) && Array.isArray(snapshot.files)) {
       snapshots.set(snapshot.files, snapshot.digest);

@@ -3,10 +3,8 @@
 // compiles anything, which was most of the start of a one-file `mcpfleet validate`. They are
 // used only for the schemas they were compiled from: the module carries the digest of the
 // schema sources, and the schema set must have been read from the snapshot of the same digest.
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import type { FuncKeywordDefinition, ValidateFunction } from "ajv/dist/2020.js";
-import { projectRoot } from "../project.js";
+import { installedValidators } from "../assets.js";
 import { KINDS, REGISTRY_CONFIG_SCHEMA_ID, VMCP_CONFIG_SCHEMA_ID, kindSchemaId } from "./kinds.js";
 import type { StructuralBounds } from "./cel.js";
 import { type SchemaFile, snapshotDigest } from "./load.js";
@@ -42,8 +40,6 @@ interface PrecompiledModule {
 
 export type Precompiled = Readonly<Record<string, ValidateFunction>>;
 
-const require = createRequire(import.meta.url);
-
 /**
  * The precompiled validators by schema `$id`, bound to `runtime`; undefined when `files` are not
  * the snapshot the module was compiled from (or there is no usable module).
@@ -56,7 +52,7 @@ export function loadPrecompiled(
   if (digest === undefined) return undefined;
   let module: PrecompiledModule;
   try {
-    module = require(join(projectRoot(), PRECOMPILED_PATH)) as PrecompiledModule;
+    module = installedValidators() as PrecompiledModule;
   } catch {
     return undefined; // not generated: every validator is compiled on first use
   }

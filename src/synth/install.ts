@@ -4,7 +4,8 @@ import { restrictedContainer, restrictedPod } from "./security.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { projectRoot, projectVersion } from "../project.js";
+import { installedFiles } from "../assets.js";
+import { projectVersion } from "../project.js";
 import { API_GROUP } from "../schema/kinds.js";
 import type { KubeObject } from "./model.js";
 import { MCPFLEET_IMAGE_REPOSITORY } from "./options.js";
@@ -83,14 +84,19 @@ export function defaultControllerImage(): string {
 const crdCache = new Map<string, KubeObject[]>();
 
 /** The generated CRDs (crds/*.yaml), sorted by file name. Parsed once per directory. */
-export function crdObjects(dir = join(projectRoot(), "crds")): KubeObject[] {
-  let crds = crdCache.get(dir);
+export function crdObjects(dir?: string): KubeObject[] {
+  let crds = crdCache.get(dir ?? "");
   if (crds === undefined) {
-    crds = readdirSync(dir)
-      .filter((f) => f.endsWith(".yaml"))
-      .sort()
-      .map((f) => parse(readFileSync(join(dir, f), "utf8")) as KubeObject);
-    crdCache.set(dir, crds);
+    crds =
+      dir === undefined
+        ? installedFiles("crds", ".yaml")
+            .filter((f) => !f.path.includes("/"))
+            .map((f) => parse(f.text) as KubeObject)
+        : readdirSync(dir)
+            .filter((f) => f.endsWith(".yaml"))
+            .sort()
+            .map((f) => parse(readFileSync(join(dir, f), "utf8")) as KubeObject);
+    crdCache.set(dir ?? "", crds);
   }
   return structuredClone(crds);
 }

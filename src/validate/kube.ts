@@ -1,9 +1,7 @@
 // Core Kubernetes kinds validated against Kubernetes' published OpenAPI schemas, as compiled
 // into the kubernetes-models package. A model class is imported only when a document of its
 // kind is met, so a run without core kinds pays nothing for them.
-import { existsSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { kubeModelsTree } from "../assets.js";
 import { escapeSegment } from "../json-pointer.js";
 
 interface ModelClass {
@@ -30,12 +28,8 @@ const KIND = /^[A-Z][A-Za-z0-9]*$/;
 
 const GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-let packageRoot: string | undefined;
-
-/** The kubernetes-models package's directory: one directory per group, then per version. */
-function modelsRoot(): string {
-  return (packageRoot ??= dirname(fileURLToPath(import.meta.resolve("kubernetes-models"))));
-}
+/** The kubernetes-models package: one directory per group, then per version. */
+const tree = kubeModelsTree;
 
 /**
  * Whether `group` is one of Kubernetes' own API groups (the core group "", apps, batch,
@@ -43,14 +37,15 @@ function modelsRoot(): string {
  * group that it lacks is a misspelling (or newer than the package), not another project's CRD.
  */
 export function isKubeGroup(group: string): boolean {
-  return group === "" || (GROUP.test(group) && existsSync(join(modelsRoot(), group)));
+  return group === "" || (GROUP.test(group) && tree().exists(group));
 }
 
 /** The model names of an API version (kinds and the types inside them), for "did you mean". */
 export function kubeKindsOf(apiVersion: string): string[] {
   if (!GROUP_VERSION.test(apiVersion)) return [];
   try {
-    return readdirSync(join(modelsRoot(), apiVersion))
+    return tree()
+      .readdir(apiVersion)
       .filter((f) => f.endsWith(".js") && f !== "index.js")
       .map((f) => f.slice(0, -3));
   } catch {
@@ -61,20 +56,20 @@ export function kubeKindsOf(apiVersion: string): string[] {
 /** The API versions that have `kind` (`apps/v1` for a Deployment), in every group. */
 export function kubeVersionsOf(kind: string): string[] {
   if (!KIND.test(kind)) return [];
-  const root = modelsRoot();
+  const pkg = tree();
   const version = /^v[0-9]+((alpha|beta)[0-9]+)?$/;
   const found: string[] = [];
-  const look = (dir: string, prefix: string) => {
-    for (const v of readdirSync(dir).filter((e) => version.test(e))) {
-      if (existsSync(join(dir, v, `${kind}.js`))) found.push(prefix + v);
+  // `prefix`: the group's directory with its slash, "" for the core group at the root.
+  const look = (prefix: string) => {
+    for (const v of pkg.readdir(prefix || ".").filter((e) => version.test(e))) {
+      if (pkg.exists(`${prefix}${v}/${kind}.js`)) found.push(prefix + v);
     }
   };
   try {
-    look(root, "");
-    for (const group of readdirSync(root).filter((e) => e.includes(".") || GROUP.test(e))) {
+    look("");
+    for (const group of pkg.readdir(".").filter((e) => e.includes(".") || GROUP.test(e))) {
       if (version.test(group) || group.startsWith("_") || group.includes(".js")) continue;
-      const dir = join(root, group);
-      if (existsSync(join(dir, "index.js"))) look(dir, `${group}/`);
+      if (pkg.exists(`${group}/index.js`)) look(`${group}/`);
     }
   } catch {
     // An unreadable package leaves the suggestion out, nothing more.
@@ -102,10 +97,7 @@ async function loadModel(apiVersion: string, kind: string): Promise<ModelClass |
   if (!GROUP_VERSION.test(apiVersion) || !KIND.test(kind) || kind.endsWith("List"))
     return undefined;
   try {
-    const mod = (await import(`kubernetes-models/${apiVersion}/${kind}`)) as Record<
-      string,
-      unknown
-    >;
+    const mod = (await tree().load(`${apiVersion}/${kind}`)) as Record<string, unknown>;
     const cls = mod[kind] as ModelClass | undefined;
     if (typeof cls !== "function" || cls.apiVersion !== apiVersion || cls.kind !== kind) {
       return undefined;
