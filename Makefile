@@ -23,7 +23,7 @@ endif
 NPM := npm --no-fund --no-audit --loglevel=error
 RUN := node --enable-source-maps
 
-.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e cluster-tools runtime-tools synth bench serve clean
+.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e cluster-tools runtime-tools peer-tools synth bench serve clean
 
 all: install build
 
@@ -83,7 +83,13 @@ cluster-tools:
 runtime-tools:
 	@tools/runtime/build.sh $(TOOLS)/runtime $(if $(filter runtime-tools,$(MAKECMDGOALS)),,--optional)
 
-test: install cluster-tools runtime-tools
+# The ToolHive registry server, built from its sources in ../shared/peers into .tools/peers/ once
+# per machine and source tree: the differential registry test runs it beside ours. Skipped with one
+# line where ../shared/peers is absent (REQUIRE_PEERS=1 fails instead).
+peer-tools:
+	@tools/peers/build.sh $(TOOLS)/peers $(if $(filter peer-tools,$(MAKECMDGOALS)),,--optional)
+
+test: install cluster-tools runtime-tools peer-tools
 	npx vitest run
 
 # The controller's end-to-end tests against a real cluster (docs/e2e.md):
