@@ -58,7 +58,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     load: async () => ({ main: (await import("./operations.js")).reconcileMain }),
   },
   synth: {
-    summary: "Render resources into Kubernetes manifests (dist/<namespace>.yaml, dist/install/)",
+    summary:
+      "Render resources into Kubernetes manifests (dist/<namespace>.yaml; --install: the bundle)",
     load: () => import("./synth.js"),
   },
   install: {

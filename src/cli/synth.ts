@@ -1,6 +1,7 @@
 // `mcpfleet synth [PATH...] [--output-dir DIR | -o yaml|json]`: validates resource YAML, then
-// renders it into the Kubernetes manifests an operator would create, one file per namespace plus
-// the install bundle, into a directory (never deleting what it did not write) or to stdout.
+// renders it into the Kubernetes manifests an operator would create, one file per namespace (and
+// the install bundle only when asked), into a directory (never deleting what it did not write) or
+// to stdout.
 import { parse as parseYaml, stringify } from "yaml";
 import { parseCommandArgs, usageError } from "./args.js";
 import { chooseInputs, describeInputs } from "./inputs.js";
@@ -17,16 +18,23 @@ import {
 import { renderFiles } from "../synth/output.js";
 import { checkOutputDir, writeOutputDir } from "../synth/output-dir.js";
 import { computeStatuses } from "../synth/status.js";
-import { DEFAULT_OPTIONS, exitCode, formatReport } from "../validate/index.js";
+import {
+  DEFAULT_OPTIONS,
+  UNKNOWN_FIELDS,
+  type UnknownFields,
+  exitCode,
+  formatReport,
+} from "../validate/index.js";
+import { didYouMean } from "../suggest.js";
 import { writeText } from "./write.js";
 
 const USAGE = `Usage: mcpfleet synth [options] [PATH|-]...
 
 Validates resource YAML (files, directories searched recursively, or - for standard input;
 with no path, standard input when it is not a terminal, else .) with every level of mcpfleet validate, then writes the Kubernetes manifests for it:
-DIR/<namespace>.yaml per namespace and the install bundle in DIR/install/. Documents that are
-not resources (registry-server configs, registry data) are skipped. When anything is invalid,
-the errors are printed as validate prints them and nothing is written.
+DIR/<namespace>.yaml per namespace (with --install also the install bundle in DIR/install/).
+Documents that are not resources (registry-server configs, registry data) are skipped. When
+anything is invalid, the errors are printed as validate prints them and nothing is written.
 
 synth writes into DIR and removes only files an earlier synth wrote there (listed in
 DIR/.mcpfleet-output.json). It refuses a DIR that is a file or a device, the current directory,
@@ -46,7 +54,12 @@ Options:
       --registry-image IMG  registry server image (default ${DEFAULT_SYNTH_OPTIONS.registryImage};
                             with --registry-server=toolhive ${defaultRegistryImage("toolhive")})
       --embedding-image IMG embedding server image (default ${DEFAULT_SYNTH_OPTIONS.embeddingImage})
-      --no-install          leave out the install bundle
+      --install             also write the install bundle: the CRDs and the controller, as
+                            mcpfleet install --export prints it (DIR/install/, or first on
+                            standard output)
+      --unknown-fields MODE error (default), warn or ignore: fields the schema does not have;
+                            with warn or ignore they are left out of what is rendered, as the
+                            API server prunes them
       --no-namespaces       leave out the Namespace each namespace's file starts with
   -h, --help                show this help
 
@@ -118,7 +131,10 @@ export async function main(argv: string[]): Promise<number> {
       "registry-server": { type: "string", default: DEFAULT_SYNTH_OPTIONS.registryServer },
       "registry-image": { type: "string" },
       "embedding-image": { type: "string", default: DEFAULT_SYNTH_OPTIONS.embeddingImage },
-      install: { type: "boolean", default: true },
+      // The install bundle is a cluster's, not the resources': printed only when asked, so that
+      // synth -o yaml | kubectl apply -f - applies the resources and nothing else.
+      install: { type: "boolean", default: false },
+      "unknown-fields": { type: "string", default: "error" },
       namespaces: { type: "boolean", default: true },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -139,6 +155,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (positionals.filter((p) => p === "-").length > 1) {
     throw usageError("synth", "standard input (-) can be read only once");
+  }
+  const unknownFields = values["unknown-fields"];
+  if (!(UNKNOWN_FIELDS as readonly string[]).includes(unknownFields)) {
+    throw usageError(
+      "synth",
+      `unknown --unknown-fields mode "${unknownFields}"${didYouMean(unknownFields, UNKNOWN_FIELDS)}; use one of ${UNKNOWN_FIELDS.join(", ")}`,
+    );
   }
   const to = destination(values);
   if ("print" in to && values.status) {
@@ -173,7 +196,10 @@ export async function main(argv: string[]): Promise<number> {
   };
   const progress = progressLine();
   progress.update(`synth: validating ${inputs.join(" ")}…`);
-  const loaded = await loadPaths(inputs, { namespace: values.namespace });
+  const loaded = await loadPaths(inputs, {
+    namespace: values.namespace,
+    unknownFields: unknownFields as UnknownFields,
+  });
   progress.done();
   const report = formatReport(loaded.report, "text", { summary: false, color: false });
   const where = "dir" in to ? to.dir : "standard output";

@@ -2,7 +2,8 @@
 // CEL rules, references across all documents), and collects the resources of our API group.
 // Documents of other kinds (registry-server configs, registry data, core Kubernetes objects) are
 // not resources to synthesize and are left out.
-import { API_GROUP, isKind } from "../schema/index.js";
+import { splitPointer } from "../json-pointer.js";
+import { API_GROUP, type SchemaSet, defaultSchemaSet, isKind } from "../schema/index.js";
 import { validateReadPaths, validateTexts } from "../validate/index.js";
 import { DEFAULT_OPTIONS, type Report, type ValidateOptions } from "../validate/types.js";
 import { parseDocuments } from "../validate/yaml-docs.js";
@@ -33,8 +34,28 @@ export function dropNulls(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Removes the fields `resource`'s schema does not have, as the API server prunes them when it
+ * stores a custom resource: with unknown fields allowed (`--unknown-fields=warn|ignore`), what is
+ * rendered is what the operator would read back, not a field it never sees.
+ */
+export function pruneUnknownFields(resource: Record<string, unknown>, set: SchemaSet): void {
+  for (const issue of set.validateKind(resource.kind as string, resource)) {
+    if (issue.unknownField !== true) continue;
+    const segments = splitPointer(issue.path);
+    const field = segments.pop();
+    let parent: unknown = resource;
+    for (const s of segments)
+      parent =
+        isObject(parent) || Array.isArray(parent)
+          ? (parent as Record<string, unknown>)[s]
+          : undefined;
+    if (field !== undefined && isObject(parent)) delete parent[field];
+  }
+}
+
 /** Resources of our API group in one file's text, with namespaces settled and nulls dropped. */
-export function resourcesOfText(text: string, namespace: string): Resource[] {
+export function resourcesOfText(text: string, namespace: string, prune?: SchemaSet): Resource[] {
   const out: Resource[] = [];
   for (const doc of parseDocuments(text, DEFAULT_OPTIONS)) {
     const value = doc.value;
@@ -55,6 +76,7 @@ export function resourcesOfText(text: string, namespace: string): Resource[] {
           ? metadata.namespace
           : namespace;
       const clean = dropNulls(item) as Record<string, unknown>;
+      if (prune !== undefined) pruneUnknownFields(clean, prune);
       out.push({ ...clean, metadata: { ...metadata, namespace: ns } } as unknown as Resource);
     }
   }
@@ -70,6 +92,12 @@ function loadOptions(options: Partial<ValidateOptions>): Partial<ValidateOptions
   return { ignoreMissingSchemas: true, ...options };
 }
 
+/** The schemas to prune unknown fields with, when they are allowed (else they are errors). */
+function pruning(options: Partial<ValidateOptions>): SchemaSet | undefined {
+  const mode = options.unknownFields ?? DEFAULT_OPTIONS.unknownFields;
+  return mode === "error" || options.strict === true ? undefined : defaultSchemaSet();
+}
+
 function hasErrors(report: Report): boolean {
   return report.resources.some((r) => r.errors.length > 0);
 }
@@ -83,7 +111,8 @@ export async function loadPaths(
   // The texts validated are the texts loaded: each file is read once.
   const { report, files } = await validateReadPaths(paths, { ...loadOptions(options), namespace });
   const valid = !hasErrors(report);
-  const resources = valid ? files.flatMap((f) => resourcesOfText(f.text, namespace)) : [];
+  const prune = pruning(options);
+  const resources = valid ? files.flatMap((f) => resourcesOfText(f.text, namespace, prune)) : [];
   return { report, valid, resources };
 }
 
@@ -95,6 +124,7 @@ export async function loadTexts(
   const namespace = options.namespace ?? DEFAULT_OPTIONS.namespace;
   const report = await validateTexts(files, { ...loadOptions(options), namespace });
   const valid = !hasErrors(report);
-  const resources = valid ? files.flatMap((f) => resourcesOfText(f.text, namespace)) : [];
+  const prune = pruning(options);
+  const resources = valid ? files.flatMap((f) => resourcesOfText(f.text, namespace, prune)) : [];
   return { report, valid, resources };
 }

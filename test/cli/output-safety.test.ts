@@ -108,7 +108,9 @@ describe("synth never deletes what it did not write", () => {
 
   it("removes only files an earlier run wrote, and refuses to overwrite a user's file", async () => {
     const dir = workspace();
-    expect((await runCli(["synth", "examples", "-d", "dist"], { cwd: dir })).status).toBe(0);
+    expect(
+      (await runCli(["synth", "examples", "-d", "dist", "--install"], { cwd: dir })).status,
+    ).toBe(0);
     const manifest = JSON.parse(readFileSync(join(dir, "dist", OUTPUT_MANIFEST), "utf8")) as {
       files: string[];
     };
@@ -141,7 +143,9 @@ describe("synth never deletes what it did not write", () => {
     ]) {
       writeFileSync(join(dir, "dist", f), "kind: List\n");
     }
-    const r = await runCli(["synth", "examples/resources", "-d", "dist"], { cwd: dir });
+    const r = await runCli(["synth", "examples/resources", "-d", "dist", "--install"], {
+      cwd: dir,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(tree(join(dir, "dist"))).toEqual([
       OUTPUT_MANIFEST,
@@ -190,15 +194,15 @@ describe("synth never deletes what it did not write", () => {
 
   it("-o yaml and -o=json print to standard output and write no directory", async () => {
     const dir = workspace();
-    const yaml = await runCli(["synth", "examples/resources", "-o", "yaml"], { cwd: dir });
+    const yaml = await runCli(["synth", "examples/resources", "-o", "yaml", "--install"], {
+      cwd: dir,
+    });
     expect(yaml.status).toBe(0);
     expect(yaml.stdout).toContain("kind: CustomResourceDefinition");
     expect(yaml.stdout.indexOf("kind: CustomResourceDefinition")).toBeLessThan(
       yaml.stdout.indexOf("kind: Deployment"),
     );
-    const json = await runCli(["synth", "examples/resources", "-o=json", "--no-install"], {
-      cwd: dir,
-    });
+    const json = await runCli(["synth", "examples/resources", "-o=json"], { cwd: dir });
     expect(json.status).toBe(0);
     const list = JSON.parse(json.stdout) as { kind: string; items: { kind: string }[] };
     expect(list.kind).toBe("List");

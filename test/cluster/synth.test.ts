@@ -97,7 +97,7 @@ describe.skipIf(noCluster())("synth output on the API server", () => {
 
   it("the install bundle applies with kubectl apply --server-side, then with our client", async () => {
     const out = tmpDir("synth");
-    const synth = synthCli(["examples", "-d", out]);
+    const synth = synthCli(["examples", "-d", out, "--install"]);
     expect(synth.status, synth.stderr).toBe(0);
     const install = join(out, "install");
     const files = yamlFiles(install);

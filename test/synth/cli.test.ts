@@ -93,9 +93,9 @@ spec:
 describe("mcpfleet synth", () => {
   const work = mkdtempSync(join(tmpdir(), "synth-cli-"));
 
-  it("renders the examples into one file per namespace plus the install bundle, skipping registry configs", async () => {
+  it("renders the examples into one file per namespace, plus the install bundle with --install, skipping registry configs", async () => {
     const out = join(work, "dist");
-    const r = await mcpfleet("synth", examples, "-d", out);
+    const r = await mcpfleet("synth", examples, "-d", out, "--install");
     expect(r.stderr).toContain("file(s) written");
     expect(r.status).toBe(0);
     // examples/resources has no namespace (default); examples/gitops has one per directory,
@@ -114,7 +114,7 @@ describe("mcpfleet synth", () => {
     expect(text).not.toContain("kind: MCPServer\n");
     // Same input, same bytes.
     const out2 = join(work, "dist2");
-    expect((await mcpfleet("synth", examples, "-d", out2)).status).toBe(0);
+    expect((await mcpfleet("synth", examples, "-d", out2, "--install")).status).toBe(0);
     for (const f of listFiles(out)) {
       expect(readFileSync(join(out2, f), "utf8"), f).toBe(readFileSync(join(out, f), "utf8"));
     }
@@ -142,9 +142,10 @@ describe("mcpfleet synth", () => {
 
   it("replaces its own previous output and keeps what it did not write", async () => {
     const out = join(work, "replaced");
-    expect((await mcpfleet("synth", examples, "-d", out)).status).toBe(0);
+    expect((await mcpfleet("synth", examples, "-d", out, "--install")).status).toBe(0);
     writeFileSync(join(out, "README.md"), "notes\n");
-    const r = await mcpfleet("synth", join(examples, "resources"), "-d", out, "--no-install");
+    // Without --install the bundle written before goes with the namespaces no longer rendered.
+    const r = await mcpfleet("synth", join(examples, "resources"), "-d", out);
     expect(r.status).toBe(0);
     expect(r.stderr).toContain("5 removed");
     expect(listFiles(out)).toEqual([".mcpfleet-output.json", "README.md", "default.yaml"]);
