@@ -199,6 +199,11 @@ export async function main(argv: string[]): Promise<number> {
   const loaded = await loadPaths(inputs, {
     namespace: values.namespace,
     unknownFields: unknownFields as UnknownFields,
+    // A directory an earlier synth wrote is output, not input (validate leaves it out alike).
+    onSkippedDir: (dir) =>
+      void process.stderr.write(
+        `synth: skipped ${dir}: written by mcpfleet (it holds .mcpfleet-output.json), not input\n`,
+      ),
   });
   progress.done();
   const report = formatReport(loaded.report, "text", { summary: false, color: false });

@@ -29,6 +29,9 @@ Options:
       --unknown-fields MODE   error (default), warn or ignore: fields the schema does not have
       --strict                unknown fields are errors (the default; kept for compatibility)
       --ignore-missing-schemas  skip kinds no schema is known for (other API groups' kinds)
+                              and kustomizations (one line on stderr says how many)
+      --skip KIND,...         do not validate these kinds (Kind or apiVersion/Kind; repeatable)
+      --reject KIND,...       refuse these kinds wherever they appear (same forms; repeatable)
       --allow-missing-refs    references to resources not given are warnings, not errors
       --allow-empty           an input with no resource is not an error
       --registry-config       treat every document as a registry-server configuration file
@@ -37,7 +40,8 @@ Options:
   -h, --help                  show this help
 
 Exit status: 0 all valid, 1 something invalid or no resource found, 2 usage error or
-unreadable path. See mcpfleet docs validate (docs/validate.md of the installation).`;
+unreadable path. A directory written by mcpfleet synth (it holds .mcpfleet-output.json) met
+inside a directory given is not read; name it to validate it. See mcpfleet docs validate (docs/validate.md of the installation).`;
 
 /** Fewer files than this are validated too fast for a progress line to be worth drawing. */
 const PROGRESS_MIN_FILES = 20;
@@ -63,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
       "unknown-fields": { type: "string" },
       strict: { type: "boolean", default: false },
       "ignore-missing-schemas": { type: "boolean", default: false },
+      skip: { type: "string", multiple: true },
+      reject: { type: "string", multiple: true },
       "allow-missing-refs": { type: "boolean", default: false },
       "allow-empty": { type: "boolean", default: false },
       "registry-config": { type: "boolean", default: false },
@@ -92,6 +98,7 @@ export async function main(argv: string[]): Promise<number> {
   const inputs = chooseInputs("validate", positionals);
   if (inputs.notice !== undefined) process.stderr.write(`${inputs.notice}\n`);
   const progress = progressLine(process.stderr);
+  const notices: string[] = [];
   let report;
   try {
     report = await validatePaths(inputs.paths, {
@@ -101,6 +108,9 @@ export async function main(argv: string[]): Promise<number> {
       allowMissingRefs: values["allow-missing-refs"],
       registryConfig: values["registry-config"],
       kube: values.kube,
+      skipKinds: kindList(values.skip),
+      rejectKinds: kindList(values.reject),
+      onSkippedDir: (dir) => notices.push(skippedDirNotice("validate", dir)),
       onProgress: (done, total) => {
         // A few files take less time than reading a progress line would.
         if (total >= PROGRESS_MIN_FILES) progress.update(`validate: ${done}/${total} files`);
@@ -108,6 +118,13 @@ export async function main(argv: string[]): Promise<number> {
     });
   } finally {
     progress.done();
+  }
+  for (const n of notices) process.stderr.write(`${n}\n`);
+  const kustomizations = report.resources.filter((r) => r.skipped && r.kind === "Kustomization");
+  if (kustomizations.length > 0) {
+    process.stderr.write(
+      `validate: ${kustomizations.length} kustomization(s) skipped (${kustomizations[0]!.file}${kustomizations.length > 1 ? ", ..." : ""}): they are not resources; kustomize build DIR | mcpfleet validate checks what they render\n`,
+    );
   }
   if (report.resources.length === 0) {
     const verdict = values["allow-empty"] ? "" : " (an error; --allow-empty accepts it)";
@@ -119,6 +136,19 @@ export async function main(argv: string[]): Promise<number> {
   });
   await writeText(process.stdout, text);
   return exitCode(report, { allowEmpty: values["allow-empty"] });
+}
+
+/** `--skip A,B --skip C` as kubeconform takes it: comma-separated, repeatable. */
+function kindList(values: readonly string[] | undefined): string[] {
+  return (values ?? [])
+    .flatMap((v) => v.split(","))
+    .map((k) => k.trim())
+    .filter((k) => k !== "");
+}
+
+/** The line saying a directory mcpfleet wrote was left out of a recursive read. */
+export function skippedDirNotice(command: string, dir: string): string {
+  return `${command}: skipped ${dir}: written by mcpfleet (it holds .mcpfleet-output.json), not input; name it to read it`;
 }
 
 /** `--unknown-fields`, with `--strict` as the old spelling of its default. */

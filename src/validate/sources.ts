@@ -11,6 +11,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
+import { OUTPUT_MANIFEST } from "../synth/output-dir.js";
 
 export const STDIN_PATH = "-";
 export const STDIN_NAME = "<stdin>";
@@ -70,7 +71,10 @@ function errnoMessage(err: unknown): string {
  * files (hidden entries and node_modules skipped, symbolic-link loops broken); a file given by
  * name is read whatever its extension.
  */
-export function collectInputs(paths: readonly string[]): Input[] {
+export function collectInputs(
+  paths: readonly string[],
+  onSkippedDir?: (dir: string) => void,
+): Input[] {
   const inputs: Input[] = [];
   const seenDirs = new Set<string>();
   const seenFiles = new Set<string>();
@@ -90,7 +94,7 @@ export function collectInputs(paths: readonly string[]): Input[] {
     inputs.push({ name, path: name });
   };
 
-  const walk = (dir: string): void => {
+  const walk = (dir: string, given: boolean): void => {
     let real: string;
     try {
       real = realpathSync.native(dir);
@@ -105,6 +109,12 @@ export function collectInputs(paths: readonly string[]): Input[] {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (err) {
       inputs.push({ name: dir, error: errnoMessage(err) });
+      return;
+    }
+    // A directory synth (or the controller's dir target) wrote is its output, not input: `validate
+    // .` after `synth . -d dist` would read dist's objects again. Named itself, it is read.
+    if (!given && entries.some((e) => e.name === OUTPUT_MANIFEST)) {
+      onSkippedDir?.(dir);
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -126,7 +136,7 @@ export function collectInputs(paths: readonly string[]): Input[] {
           continue;
         }
       }
-      if (isDir) walk(full);
+      if (isDir) walk(full, false);
       else if (isFile && hasResourceExtension(entry.name)) {
         addFile(full, link ? undefined : join(real, entry.name));
       }
@@ -145,7 +155,7 @@ export function collectInputs(paths: readonly string[]): Input[] {
       inputs.push({ name: path, error: errnoMessage(err) });
       continue;
     }
-    if (isDir) walk(path);
+    if (isDir) walk(path, true);
     else addFile(path);
   }
   return inputs;

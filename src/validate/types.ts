@@ -82,6 +82,18 @@ export interface ValidateOptions {
   threads?: number;
   /** Called before each input is read with how many are done, for a progress display. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Kinds not validated, reported as skipped (kubeconform's -skip): `Kind`, or
+   * `apiVersion/Kind` for one version (`cert-manager.io/v1/Certificate`).
+   */
+  skipKinds: readonly string[];
+  /** Kinds refused with an error wherever they appear (kubeconform's -reject); same forms. */
+  rejectKinds: readonly string[];
+  /**
+   * Called with each directory a recursive walk left out because mcpfleet wrote it (its
+   * `.mcpfleet-output.json`): rendered output, not input.
+   */
+  onSkippedDir?: (dir: string) => void;
 }
 
 export const UNKNOWN_FIELDS = ["error", "warn", "ignore"] as const;
@@ -98,6 +110,8 @@ export const DEFAULT_OPTIONS: ValidateOptions = {
   maxFileBytes: 16 * 1024 * 1024,
   maxDepth: 64,
   maxAliasCount: 100,
+  skipKinds: [],
+  rejectKinds: [],
 };
 
 /** Exit codes of the command. */

@@ -18,7 +18,7 @@ import {
 import { didYouMean } from "../suggest.js";
 import { issueLine } from "./format.js";
 import { type ForeignVerdict, foreignVerdict } from "./foreign.js";
-import { notAResource, templateIssue } from "./hints.js";
+import { KUSTOMIZE_HINT, notAResource, templateIssue } from "./hints.js";
 import { type ResourceFacts, resourceFacts } from "./reference-facts.js";
 import { type ReferencePattern, referencePatternsOf } from "./reference-table.js";
 import { ReferenceLevel } from "./references.js";
@@ -139,7 +139,7 @@ export async function validateReadPaths(
   const ctx = newContext(opts, set);
   const results: ResourceResult[] = [];
   const files: { name: string; text: string }[] = [];
-  const inputs = collectInputs(paths.length > 0 ? paths : ["."]);
+  const inputs = collectInputs(paths.length > 0 ? paths : ["."], opts.onSkippedDir);
   const pooled = await validateInPool(inputs, opts, set);
   for (const [i, input] of inputs.entries()) {
     opts.onProgress?.(i, inputs.length);
@@ -244,7 +244,7 @@ async function validateInPool(
   if (opts.threads === undefined || opts.threads < 2 || set !== defaultSchemaSet())
     return undefined;
   const files: { index: number; task: PoolTask }[] = [];
-  const { stdin: _stdin, onProgress: _onProgress, ...options } = opts;
+  const { stdin: _stdin, onProgress: _onProgress, onSkippedDir: _onSkipped, ...options } = opts;
   inputs.forEach((input, index) => {
     if (isInputError(input) || input.path === STDIN_PATH) return;
     files.push({ index, task: { name: input.name, path: input.path, options } });
@@ -394,6 +394,13 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
       : ctx.options.namespace;
   if (typeof apiVersion !== "string" || typeof kind !== "string" || !apiVersion || !kind) {
     const other = notAResource(unit.result.file, value);
+    if (other === KUSTOMIZE_HINT && ctx.options.ignoreMissingSchemas) {
+      // A kustomization of a Flux-style tree, skipped as one with an apiVersion is; the CLI
+      // says once that kustomizations were skipped.
+      unit.result.kind = "Kustomization";
+      unit.result.skipped = true;
+      return;
+    }
     if (other !== undefined) {
       addIssue(unit, "", other, "schema");
       return;
@@ -403,6 +410,15 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
     return;
   }
 
+  const listed = kindListed(apiVersion, kind, ctx.options);
+  if (listed === "reject") {
+    addIssue(unit, "/kind", `${kind} of ${apiVersion} is rejected here (--reject)`, "schema");
+    return;
+  }
+  if (listed === "skip") {
+    unit.result.skipped = true;
+    return;
+  }
   const slash = apiVersion.indexOf("/");
   const group = slash === -1 ? "" : apiVersion.slice(0, slash);
   if (group === API_GROUP) {
@@ -424,6 +440,20 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
   const verdict = foreignVerdict(apiVersion, kind, value, ctx.options);
   if (verdict instanceof Promise) return verdict.then((v) => settleForeign(unit, v));
   settleForeign(unit, verdict);
+  return undefined;
+}
+
+/** Whether `--reject` or `--skip` names the kind (`Kind` or `apiVersion/Kind`); reject wins. */
+function kindListed(
+  apiVersion: string,
+  kind: string,
+  options: ValidateOptions,
+): "reject" | "skip" | undefined {
+  const { rejectKinds, skipKinds } = options;
+  if (rejectKinds.length === 0 && skipKinds.length === 0) return undefined;
+  const gvk = `${apiVersion}/${kind}`;
+  if (rejectKinds.includes(kind) || rejectKinds.includes(gvk)) return "reject";
+  if (skipKinds.includes(kind) || skipKinds.includes(gvk)) return "skip";
   return undefined;
 }
 
