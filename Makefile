@@ -1,12 +1,17 @@
 # mcpfleet build entry point. `make` on a fresh machine installs what the project needs:
-# Node >= 22.13 (Node 24 LTS from the npm registry into .tools/ when the machine's is older;
-# 22.13 is the first 22 whose node:sqlite, the registry's embedded store, needs no flag),
-# then the npm dependencies.
+# Node >= NODE_FLOOR (Node 24 LTS from the npm registry into .tools/ when the machine's is
+# older), then the npm dependencies, and writes .tools/bin/mcpfleet, the CLI run by that Node.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := all
 
-NODE_MIN := 22.13
+# The lowest Node on which every command works: engines.node of package.json, which the guard in
+# bin/mcpfleet.js repeats. 22.19 fails the registry's embedded store (node:sqlite binds `?1`
+# parameters only from 22.20), 22.13 the cluster commands. The test suite runs the CLI on exactly
+# this release, and checks that the guard stops the one before it (test/cli/floor.test.ts).
+NODE_FLOOR := $(shell sed -n 's/^ *"node": ">=\([0-9.]*\)".*/\1/p' package.json)
+NODE_BELOW_FLOOR := 22.19.0
+NODE_MIN := $(NODE_FLOOR)
 NODE_LTS := 24
 TOOLS := $(CURDIR)/.tools
 NODE_ARCH := $(shell uname -m | sed -e 's/x86_64/x64/' -e 's/aarch64/arm64/')
@@ -23,9 +28,16 @@ endif
 NPM := npm --no-fund --no-audit --loglevel=error
 RUN := node --enable-source-maps
 
-.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e cluster-tools runtime-tools peer-tools synth bench serve clean
+.PHONY: all install build generate check lint typecheck format fresh test test-unit test-e2e cluster-tools runtime-tools peer-tools floor-node release synth bench serve clean
 
-all: install build
+all: install build $(TOOLS)/bin/mcpfleet
+
+# The CLI with the Node this Makefile chose (the machine's when new enough, else .tools/'s), so
+# that nobody has to find which node runs bin/mcpfleet.js.
+$(TOOLS)/bin/mcpfleet: Makefile $(NODE_STAMP)
+	@mkdir -p $(@D)
+	@printf '#!/bin/sh\nexec "%s" "%s/bin/mcpfleet.js" "$$@"\n' "$$(command -v node)" "$(CURDIR)" >$@
+	@chmod +x $@
 
 $(LOCAL_NODE_BIN)/node:
 	@echo "make: machine Node is $(SYSTEM_NODE) (< $(NODE_MIN)); installing Node $(NODE_LTS) LTS into .tools/"
@@ -89,7 +101,20 @@ runtime-tools:
 peer-tools:
 	@tools/peers/build.sh $(TOOLS)/peers $(if $(filter peer-tools,$(MAKECMDGOALS)),,--optional)
 
-test: install cluster-tools runtime-tools peer-tools
+# Node NODE_FLOOR and the release before it, from the npm registry into .tools/node-VERSION/, for
+# test/cli/floor.test.ts (once per machine; absent, those tests skip unless REQUIRE_FLOOR_NODE=1).
+FLOOR_NODES := $(foreach v,$(NODE_FLOOR) $(NODE_BELOW_FLOOR),$(TOOLS)/node-$(v)/node_modules/node-linux-$(NODE_ARCH)/bin/node)
+$(TOOLS)/node-%/node_modules/node-linux-$(NODE_ARCH)/bin/node:
+	@$(NPM) install --prefix $(TOOLS)/node-$* --no-save --no-package-lock node-linux-$(NODE_ARCH)@$*
+	@$@ --version >/dev/null
+floor-node: $(FLOOR_NODES)
+
+# release/mcpfleet-linux-<arch>: one file that runs every command with no Node installed
+# (scripts/release.ts, docs/install.md). Linux x64 and arm64, each built on its own architecture.
+release: build
+	$(RUN) --import tsx scripts/release.ts
+
+test: install cluster-tools runtime-tools peer-tools floor-node
 	npx vitest run
 
 # The controller's end-to-end tests against a real cluster (docs/e2e.md):

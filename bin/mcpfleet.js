@@ -1,3 +1,16 @@
 #!/usr/bin/env node
-// Entry point installed as `mcpfleet`; the compiled CLI lives in build/.
-import "../build/src/cli/main.js";
+// Entry point installed as `mcpfleet`; the compiled CLI lives in build/. The Node check runs
+// before anything is imported: on an older Node the CLI's modules fail in ways that name no
+// version (a missing node:sqlite, a method of undefined). Keep it equal to engines.node in
+// package.json (test/cli/floor.test.ts checks both).
+/* global process, console */
+const FLOOR = [22, 20, 0];
+const found = process.versions.node.split(".").map(Number);
+const older = FLOOR.findIndex((n, i) => found[i] !== n);
+if (older >= 0 && found[older] < FLOOR[older]) {
+  console.error(
+    `mcpfleet: needs Node >= ${FLOOR.join(".")}, found Node ${process.versions.node} (${process.execPath})`,
+  );
+  process.exit(1);
+}
+await import("../build/src/cli/main.js");

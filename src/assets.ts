@@ -114,10 +114,12 @@ export function kubeModelsTree(): PackageTree {
   }
   const noEntry = (path: string): Error =>
     Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" });
+  // `apps/`, `apps` and, for the root, `.` name the same directory, as they do on disk.
+  const dirKey = (path: string): string => (path === "." ? "" : path.replace(/\/+$/, ""));
   return (models = {
-    exists: (path) => path in modules || dirs.has(path),
+    exists: (path) => path in modules || dirs.has(dirKey(path)),
     readdir: (path) => {
-      const entries = dirs.get(path === "." ? "" : path);
+      const entries = dirs.get(dirKey(path));
       if (entries === undefined) throw noEntry(path);
       return [...entries].sort();
     },

@@ -1,0 +1,178 @@
+// `make release`: the single executable, release/mcpfleet-linux-<arch>: one file that runs every
+// command with no Node installed (docs/install.md). Node's single executable application
+// support runs one CommonJS script, so the CLI is bundled with esbuild into one, together with
+// what it reads at run time (schemas/, crds/, generated/, docs/, kubernetes-models: see
+// src/assets.ts), and injected with postject into a copy of the Node running this script.
+//
+//   node --import tsx scripts/release.ts [--out DIR]
+//
+// Built once per input: the result is kept under .tools/release/<digest>/, keyed by the bundle
+// and the Node binary, so a test run that asks again only copies it.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { arch } from "node:os";
+import { join, relative, resolve, sep } from "node:path";
+import { parseArgs } from "node:util";
+import { type Plugin, build } from "esbuild";
+import { inject } from "postject";
+import { projectRoot } from "../src/project.js";
+
+const root = projectRoot();
+const { values } = parseArgs({ options: { out: { type: "string", default: "release" } } });
+const outDir = resolve(root, values.out ?? "release");
+const name = `mcpfleet-linux-${arch()}`;
+
+/** Files of the package under `dir` (relative to the root) whose names end in `ext`. */
+function filesUnder(dir: string, ext: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const entry of readdirSync(join(root, d), { withFileTypes: true })) {
+      const path = `${d}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(ext)) out.push(path);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+// What the CLI reads from its installation (src/assets.ts), as the npm package ships it.
+const files: Record<string, string> = {};
+for (const path of [
+  "package.json",
+  "generated/schemas.json",
+  ...filesUnder("schemas", ".yaml"),
+  ...filesUnder("crds", ".yaml"),
+  ...filesUnder("docs", ".md"),
+]) {
+  files[path] = readFileSync(join(root, path), "utf8");
+}
+
+// kubernetes-models' group and version directories, each module with its loader; the package's
+// own index and schema modules are reached through those.
+const modelsDir = join(root, "node_modules", "kubernetes-models");
+const models = filesUnder("node_modules/kubernetes-models", ".js")
+  .map((p) => relative(modelsDir, join(root, p)).split(sep).join("/"))
+  .filter((p) => p.includes("/") && !p.startsWith("_schemas/"));
+const loaders = models.map((p) => {
+  const specifier = `kubernetes-models/${p.endsWith("/index.js") ? p.slice(0, -"/index.js".length) : p.slice(0, -".js".length)}`;
+  return `${JSON.stringify(p)}: () => import(${JSON.stringify(specifier)})`;
+});
+
+const entry = `
+import { provideBundledInstallation } from "./src/assets.ts";
+import validators from "./generated/validators.cjs";
+provideBundledInstallation({
+  files: ${JSON.stringify(files)},
+  validators,
+  kubeModels: {${loaders.join(",\n")}},
+});
+// Started only once the installation is in place.
+import("./src/cli/main.ts");
+`;
+
+// The modules that load CommonJS packages on demand do it with a require of their own
+// (createRequire(import.meta.url)), which a bundler does not follow: in the bundle the plain
+// require is the bundler's, so those packages come along.
+const OWN_REQUIRE = "const require = createRequire(import.meta.url);";
+const bundledRequire: Plugin = {
+  name: "bundled-require",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes("createRequire(import.meta.url)")) return undefined;
+      const contents = text.replace(OWN_REQUIRE, "");
+      if (contents.includes("createRequire(import.meta.url)")) {
+        throw new Error(`${args.path}: a createRequire the bundle cannot follow`);
+      }
+      return { contents, loader: "ts" };
+    });
+  },
+};
+
+// A package asking for "punycode" means its npm dependency of that name; Node resolves the
+// built-in first and warns (DEP0040) for code outside node_modules, as all of the bundle is.
+const userlandPunycode: Plugin = {
+  name: "userland-punycode",
+  setup(b) {
+    b.onResolve({ filter: /^punycode$/ }, () => ({
+      path: join(root, "node_modules", "punycode", "punycode.js"),
+    }));
+  },
+};
+
+const work = join(root, ".tools", "release");
+mkdirSync(work, { recursive: true });
+const bundlePath = join(work, `${name}.cjs`);
+const result = await build({
+  stdin: { contents: entry, resolveDir: root, sourcefile: "sea-entry.ts", loader: "ts" },
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node24",
+  outfile: bundlePath,
+  minify: true,
+  keepNames: true,
+  legalComments: "none",
+  // Optional native or peer modules the packages try and do without.
+  external: ["pg-native", "pino-pretty"],
+  // Read only outside the executable (src/project.ts, src/assets.ts); in it, a path that says so.
+  define: { "import.meta.url": JSON.stringify("file:///mcpfleet-single-executable/") },
+  plugins: [bundledRequire, userlandPunycode],
+  logLevel: "error",
+});
+if (result.errors.length > 0) process.exit(1);
+
+const nodeBinary = process.execPath;
+const digest = createHash("sha256")
+  .update(readFileSync(bundlePath))
+  .update(process.version)
+  .update(readFileSync(nodeBinary))
+  .digest("hex")
+  .slice(0, 16);
+const cached = join(work, digest, name);
+if (!existsSync(cached)) {
+  const dir = join(work, digest);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const blob = join(dir, "sea-prep.blob");
+  writeFileSync(
+    join(dir, "sea-config.json"),
+    JSON.stringify({
+      main: bundlePath,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      // V8's compiled code of the bundle: start-up parses next to nothing.
+      useCodeCache: true,
+    }),
+  );
+  const prep = spawnSync(nodeBinary, ["--experimental-sea-config", join(dir, "sea-config.json")], {
+    stdio: "inherit",
+  });
+  if (prep.status !== 0) process.exit(1);
+  const partial = `${cached}.partial`;
+  copyFileSync(nodeBinary, partial);
+  chmodSync(partial, 0o755);
+  await inject(partial, "NODE_SEA_BLOB", readFileSync(blob), {
+    sentinelFuse: "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2",
+  });
+  rmSync(blob);
+  renameSync(partial, cached);
+}
+mkdirSync(outDir, { recursive: true });
+const out = join(outDir, name);
+copyFileSync(cached, `${out}.partial`);
+chmodSync(`${out}.partial`, 0o755);
+renameSync(`${out}.partial`, out);
+console.log(relative(process.cwd(), out) || out);
