@@ -30,6 +30,8 @@ Options:
       --strict                unknown fields are errors (the default; kept for compatibility)
       --ignore-missing-schemas  skip kinds no schema is known for (other API groups' kinds)
                               and kustomizations (one line on stderr says how many)
+      --crd PATH              validate the kinds of these CustomResourceDefinitions (a file or a
+                              directory of them; repeatable) with their schemas and CEL rules
       --skip KIND,...         do not validate these kinds (Kind or apiVersion/Kind; repeatable)
       --reject KIND,...       refuse these kinds wherever they appear (same forms; repeatable)
       --allow-missing-refs    references to resources not given are warnings, not errors
@@ -67,6 +69,7 @@ export async function main(argv: string[]): Promise<number> {
       "unknown-fields": { type: "string" },
       strict: { type: "boolean", default: false },
       "ignore-missing-schemas": { type: "boolean", default: false },
+      crd: { type: "string", multiple: true },
       skip: { type: "string", multiple: true },
       reject: { type: "string", multiple: true },
       "allow-missing-refs": { type: "boolean", default: false },
@@ -108,6 +111,7 @@ export async function main(argv: string[]): Promise<number> {
       allowMissingRefs: values["allow-missing-refs"],
       registryConfig: values["registry-config"],
       kube: values.kube,
+      crdPaths: values.crd ?? [],
       skipKinds: kindList(values.skip),
       rejectKinds: kindList(values.reject),
       onSkippedDir: (dir) => notices.push(skippedDirNotice("validate", dir)),

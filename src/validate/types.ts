@@ -90,6 +90,11 @@ export interface ValidateOptions {
   /** Kinds refused with an error wherever they appear (kubeconform's -reject); same forms. */
   rejectKinds: readonly string[];
   /**
+   * CustomResourceDefinition files or directories (`--crd`): the kinds they define are validated
+   * with their schemas and CEL rules, as ours are.
+   */
+  crdPaths: readonly string[];
+  /**
    * Called with each directory a recursive walk left out because mcpfleet wrote it (its
    * `.mcpfleet-output.json`): rendered output, not input.
    */
@@ -112,6 +117,7 @@ export const DEFAULT_OPTIONS: ValidateOptions = {
   maxAliasCount: 100,
   skipKinds: [],
   rejectKinds: [],
+  crdPaths: [],
 };
 
 /** Exit codes of the command. */

@@ -19,6 +19,7 @@ import { didYouMean } from "../suggest.js";
 import { issueLine } from "./format.js";
 import { type ForeignVerdict, foreignVerdict } from "./foreign.js";
 import { KUSTOMIZE_HINT, notAResource, templateIssue } from "./hints.js";
+import { type CrdSchemas, loadCrds } from "./crds.js";
 import { type ResourceFacts, resourceFacts } from "./reference-facts.js";
 import { type ReferencePattern, referencePatternsOf } from "./reference-table.js";
 import { ReferenceLevel } from "./references.js";
@@ -86,6 +87,8 @@ interface Context {
   namespaceOf: (namespace: string) => string;
   /** The reference patterns of a kind in this schema set. */
   patterns: (kind: Kind) => readonly ReferencePattern[];
+  /** Other projects' kinds, from the CRDs given (`--crd`). */
+  crds: CrdSchemas | undefined;
 }
 
 function newContext(options: ValidateOptions, set: SchemaSet): Context {
@@ -96,6 +99,7 @@ function newContext(options: ValidateOptions, set: SchemaSet): Context {
     enforce: new EnforceServersLevel(),
     namespaceOf: interner(),
     patterns: referencePatternsOf(set.files),
+    crds: options.crdPaths.length > 0 ? loadCrds(options.crdPaths) : undefined,
   };
 }
 
@@ -437,10 +441,40 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
   if (apiVersion === "v1" && kind === "ConfigMap") {
     ctx.enforce.noteConfigMap(unit.result.namespace, value);
   }
+  if (ctx.crds !== undefined && crdVerdict(unit, apiVersion, group, kind, value, ctx)) return;
   const verdict = foreignVerdict(apiVersion, kind, value, ctx.options);
   if (verdict instanceof Promise) return verdict.then((v) => settleForeign(unit, v));
   settleForeign(unit, verdict);
   return undefined;
+}
+
+/**
+ * A kind a CRD given defines: validated with its schema and rules as ours are (true). A version
+ * the CRD does not serve is an error naming those it does.
+ */
+function crdVerdict(
+  unit: Unit,
+  apiVersion: string,
+  group: string,
+  kind: string,
+  value: Record<string, unknown>,
+  ctx: Context,
+): boolean {
+  const crds = ctx.crds!;
+  const id = crds.idOf(apiVersion, kind);
+  if (id !== undefined) {
+    addSchemaIssues(unit, crds.validate(id, value), ctx);
+    return true;
+  }
+  const served = crds.versionsOf(group, kind);
+  if (served.length === 0) return false;
+  addIssue(
+    unit,
+    "/apiVersion",
+    `no ${kind} in ${apiVersion}; its CRD (--crd) serves ${served.map((v) => `${group}/${v}`).join(", ")}`,
+    "schema",
+  );
+  return true;
 }
 
 /** Whether `--reject` or `--skip` names the kind (`Kind` or `apiVersion/Kind`); reject wins. */
