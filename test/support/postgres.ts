@@ -18,6 +18,8 @@ export interface PostgresServer {
   migrationPassword: string;
   appUser: string;
   appPassword: string;
+  /** Runs SQL as the superuser: role attributes a test needs (the reference server's CREATEROLE). */
+  adminQuery(sql: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -129,6 +131,15 @@ export async function startPostgres(): Promise<PostgresServer> {
       await c.connect();
       try {
         await c.query(`CREATE DATABASE "${name}" OWNER db_migrator`);
+      } finally {
+        await c.end();
+      }
+    },
+    async adminQuery(sql: string) {
+      const c = admin();
+      await c.connect();
+      try {
+        await c.query(sql);
       } finally {
         await c.end();
       }
