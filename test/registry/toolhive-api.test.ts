@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseDuration } from "../../src/duration.js";
+import { goDurationString } from "../../src/registry/http/admin-sources.js";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { oauthAuthBlock, startIssuer, type TestIssuer } from "../support/oidc.js";
 import { startServer, untilReady } from "./helpers.js";
@@ -81,8 +83,9 @@ ${oauthAuthBlock(issuer)}`,
       claims: { team: "b" },
     });
     expect(r.status, await r.clone().text()).toBe(201);
-    const item = (await r.json()) as { server: { name: string } };
-    expect(item.server.name).toBe("io.team-b/one");
+    // ToolHive's answer: the server.json as stored.
+    const stored = (await r.json()) as { name: string };
+    expect(stored.name).toBe("io.team-b/one");
     const read = await call("pubB", "GET", "/team-b/v0.1/servers/io.team-b%2Fone/versions/1.0.0");
     expect(read.status).toBe(200);
   });
@@ -181,6 +184,50 @@ ${oauthAuthBlock(issuer)}`,
     // A source the caller may not manage answers as a missing one.
     expect((await call("ops", "GET", "/v1/sources/team/entries")).status).toBe(404);
     expect((await call("pubB", "GET", "/v1/sources/team/entries")).status).toBe(403);
+  });
+
+  it("gives sources, registries and entries the fields ToolHive's swagger declares", async () => {
+    const src = (await (await call("root", "GET", "/v1/sources/catalog")).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(src).toMatchObject({
+      type: "file",
+      creationType: "CONFIG",
+      sourceType: "file",
+      sourceConfig: { path: DATA },
+      claims: { team: "a" },
+      syncStatus: { phase: "complete", serverCount: 12, skillCount: 0, pluginCount: 0 },
+    });
+    // No syncPolicy: no schedule (it syncs at start and when asked).
+    expect(src.syncSchedule).toBeUndefined();
+    const team = (await (await call("root", "GET", "/v1/sources/team")).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(team).toMatchObject({ sourceType: "managed", sourceConfig: {}, claims: { team: "b" } });
+    const reg = await call("root", "GET", "/v1/registries/open");
+    expect(await reg.json()).toMatchObject({
+      creationType: "CONFIG",
+      sources: ["team", "catalog"],
+    });
+    const entries = (await (await call("root", "GET", "/v1/sources/catalog/entries")).json()) as {
+      entries: Record<string, unknown>[];
+    };
+    expect(entries.entries[0]).toMatchObject({
+      entryType: "MCP",
+      versions: [
+        { version: "1.0.0", title: "analytics-sql", createdAt: expect.any(String) as unknown },
+      ],
+    });
+  });
+
+  it("writes a sync schedule as Go writes a duration", () => {
+    expect(
+      ["1h", "30m", "90s", "1.5s", "250ms", "2h45m", "0"].map((d) =>
+        goDurationString(parseDuration(d)),
+      ),
+    ).toEqual(["1h0m0s", "30m0s", "1m30s", "1.5s", "250ms", "2h45m0s", "0s"]);
   });
 
   it("removes a published version for good with DELETE /v1/entries/...", async () => {

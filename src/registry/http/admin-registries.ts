@@ -15,7 +15,12 @@ import { fail } from "./problem.js";
 import { ERR, ERRORS, NAME_PARAM, REGISTRY_VIEW } from "./schemas.js";
 
 function registryView(r: RegistryRecord): Record<string, unknown> {
-  return { ...r, readOnly: r.origin === "config" };
+  // creationType: ToolHive's name for the origin (its swagger's RegistryInfo).
+  return {
+    ...r,
+    readOnly: r.origin === "config",
+    creationType: r.origin === "config" ? "CONFIG" : "API",
+  };
 }
 
 export const registryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {

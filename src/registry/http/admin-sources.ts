@@ -1,7 +1,8 @@
 // Admin routes of sources: list, get, create or replace (PUT), delete, and sync now. Sources
 // from the configuration file are read-only here (403).
 import type { FastifyPluginCallback } from "fastify";
-import { sourceKind, type SourceConfig } from "../config/types.js";
+import { parseDuration } from "../../duration.js";
+import { sourceKind, type SourceConfig, type SourceKind } from "../config/types.js";
 import { checkLocation, locationKey } from "../sources/location.js";
 import type { SourceRecord, SyncStatus } from "../store/store.js";
 import { validateAdminBody } from "./admin-body.js";
@@ -16,7 +17,61 @@ import {
 import { fail } from "./problem.js";
 import { ERR, ERRORS, NAME_PARAM, SOURCE_VIEW } from "./schemas.js";
 
-function sourceView(s: SourceRecord, status: SyncStatus | undefined): Record<string, unknown> {
+/** A duration as Go writes one (`1h0m0s`, `30m0s`, `1.5s`, `250ms`), as ToolHive shows it. */
+export function goDurationString(ms: number): string {
+  const ns = Math.round(ms * 1e6);
+  const trim = (n: number): string => String(Number(n.toFixed(9)));
+  if (ns === 0) return "0s";
+  if (ns < 1e3) return `${ns}ns`;
+  if (ns < 1e6) return `${trim(ns / 1e3)}µs`;
+  if (ns < 1e9) return `${trim(ns / 1e6)}ms`;
+  const h = Math.floor(ns / 3.6e12);
+  const m = Math.floor((ns % 3.6e12) / 6e10);
+  return `${h > 0 ? `${h}h` : ""}${h > 0 || m > 0 ? `${m}m` : ""}${trim((ns % 6e10) / 1e9)}s`;
+}
+
+// ToolHive's phases: it has no phase before the first sync, which is due at once here.
+const PHASES: Record<SyncStatus["phase"], string> = {
+  Pending: "pending",
+  Syncing: "syncing",
+  Ready: "complete",
+  Failed: "failed",
+};
+
+/**
+ * ToolHive's fields of a source (its swagger's SourceInfo), from our model: what a client of
+ * ToolHive's /v1 API reads. A `url` source is ToolHive's `file` source with a `url`.
+ */
+function toolhiveFields(s: SourceRecord, status: SyncStatus): Record<string, unknown> {
+  const cfg = s.config as Partial<SourceConfig>;
+  const kind = s.kind as SourceKind;
+  const sourceType = kind === "url" ? "file" : kind;
+  const interval = cfg.syncPolicy?.interval;
+  return {
+    type: sourceType,
+    creationType: s.origin === "config" ? "CONFIG" : "API",
+    sourceType,
+    sourceConfig: cfg[kind] ?? {},
+    ...(cfg.filter !== undefined ? { filterConfig: cfg.filter } : {}),
+    ...(interval !== undefined ? { syncSchedule: goDurationString(parseDuration(interval)) } : {}),
+    ...(cfg.claims !== undefined && Object.keys(cfg.claims).length > 0
+      ? { claims: cfg.claims }
+      : {}),
+    syncStatus: {
+      phase: PHASES[status.phase],
+      ...(status.lastSuccess !== undefined ? { lastSyncTime: status.lastSuccess } : {}),
+      ...(status.lastAttempt !== undefined ? { lastAttempt: status.lastAttempt } : {}),
+      serverCount: status.entryCount,
+      // Only MCP servers are kept here.
+      skillCount: 0,
+      pluginCount: 0,
+      ...(status.message !== undefined ? { message: status.message } : {}),
+    },
+  };
+}
+
+function sourceView(s: SourceRecord, current: SyncStatus | undefined): Record<string, unknown> {
+  const status = current ?? { phase: "Pending", entryCount: 0 };
   return {
     name: s.name,
     kind: s.kind,
@@ -24,7 +79,8 @@ function sourceView(s: SourceRecord, status: SyncStatus | undefined): Record<str
     readOnly: s.origin === "config",
     config: { name: s.name, ...s.config },
     // An api source's status says which form of the server list its endpoint answered on.
-    status: status ?? { phase: "Pending", entryCount: 0 },
+    status,
+    ...toolhiveFields(s, status),
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };

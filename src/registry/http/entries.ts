@@ -9,8 +9,7 @@ import type { StoredEntry } from "../store/store.js";
 import { loadAuthorized, REGISTRY, SOURCE, type RouteContext } from "./context.js";
 import { authorizeWrite, manageableVersions, publishInto, serverManagedSource } from "./managed.js";
 import { fail } from "./problem.js";
-import { ERR, ERRORS, ITEM, NAME_PARAM } from "./schemas.js";
-import { itemOf } from "./views.js";
+import { ERR, ERRORS, NAME_PARAM } from "./schemas.js";
 
 // Values are checked by the handler: the request schema's type coercion would turn a list of
 // one string into the string.
@@ -29,6 +28,9 @@ const ENTRY_PARAMS = {
   },
 } as const;
 
+// The entry type as ToolHive lists it (`MCP`; its routes' `{type}` parameter says `server`).
+const ENTRY_TYPE = { type: "string", const: "MCP" } as const;
+
 const SOURCE_ENTRIES = {
   type: "object",
   properties: {
@@ -38,7 +40,7 @@ const SOURCE_ENTRIES = {
         type: "object",
         properties: {
           name: { type: "string" },
-          entryType: { type: "string", const: "server" },
+          entryType: ENTRY_TYPE,
           claims: { type: "object", additionalProperties: true },
           versions: {
             type: "array",
@@ -46,6 +48,9 @@ const SOURCE_ENTRIES = {
               type: "object",
               properties: {
                 version: { type: "string" },
+                title: { type: "string" },
+                description: { type: "string" },
+                createdAt: { type: "string", format: "date-time" },
                 status: { type: "string" },
                 isLatest: { type: "boolean" },
                 publishedAt: { type: "string", format: "date-time" },
@@ -69,7 +74,7 @@ const REGISTRY_ENTRIES = {
         properties: {
           name: { type: "string" },
           version: { type: "string" },
-          entryType: { type: "string", const: "server" },
+          entryType: ENTRY_TYPE,
           title: { type: "string" },
           description: { type: "string" },
           sourceName: { type: "string" },
@@ -81,6 +86,13 @@ const REGISTRY_ENTRIES = {
     },
   },
 } as const;
+
+function titleAndDescription(e: StoredEntry): { title?: string; description?: string } {
+  return {
+    ...(typeof e.server.title === "string" ? { title: e.server.title } : {}),
+    ...(typeof e.server.description === "string" ? { description: e.server.description } : {}),
+  };
+}
 
 /** Only server entries are kept here. */
 function serverType(type: string): void {
@@ -120,7 +132,7 @@ export const entryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done)
         tags,
         summary: "Publish a server version into the managed source",
         description:
-          "ToolHive's form of publish: `server` is a server.json (the same rules as the official publish), `claims` the entry's claims. Answers 201 with the stored version. A publisher whose claims do not cover the managed source's claims is refused (403).",
+          "ToolHive's form of publish: `server` is a server.json (the same rules as the official publish), `claims` the entry's claims. Answers 201 with the server.json as stored (ToolHive's answer). A publisher whose claims do not cover the managed source's claims is refused (403).",
         body: {
           type: "object",
           properties: {
@@ -129,7 +141,13 @@ export const entryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done)
           },
           additionalProperties: true,
         },
-        response: { 201: ITEM, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
+        response: {
+          201: { type: "object", additionalProperties: true, description: "The server.json." },
+          ...ERRORS,
+          409: ERR,
+          413: ERR,
+          415: ERR,
+        },
       },
     },
     async (req, reply) => {
@@ -153,10 +171,11 @@ export const entryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done)
         ctx.maxMetaSize,
       );
       const stored = await publishInto(ctx, req.principal, managed, entry);
+      // ToolHive answers with the server.json as stored; the official publish, with the item.
       return reply
         .code(201)
         .header("content-type", "application/json; charset=utf-8")
-        .send(JSON.stringify(itemOf(stored)));
+        .send(JSON.stringify(stored.server));
     },
   );
 
@@ -261,10 +280,15 @@ export const entryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done)
       return {
         entries: [...byName].map(([name, versions]) => ({
           name,
-          entryType: "server",
-          claims: versions[0]?.claims ?? {},
+          entryType: "MCP",
+          // No claims: no key, as ToolHive answers.
+          ...(Object.keys(versions[0]?.claims ?? {}).length > 0
+            ? { claims: versions[0]?.claims }
+            : {}),
           versions: versions.map((v) => ({
             version: v.version,
+            ...titleAndDescription(v),
+            createdAt: v.publishedAt,
             status: v.status,
             isLatest: v.isLatest,
             publishedAt: v.publishedAt,
@@ -295,11 +319,8 @@ export const entryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done)
         entries: visible(req, await allEntries(ctx, sources)).map((e) => ({
           name: e.name,
           version: e.version,
-          entryType: "server",
-          ...(typeof e.server.title === "string" ? { title: e.server.title } : {}),
-          ...(typeof e.server.description === "string"
-            ? { description: e.server.description }
-            : {}),
+          entryType: "MCP",
+          ...titleAndDescription(e),
           sourceName: e.source,
           position: r.sources.indexOf(e.source),
           createdAt: e.publishedAt,
