@@ -67,7 +67,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ main: Co
     load: () => import("./install.js"),
   },
   registry: {
-    summary: "Run the registry server (registry serve --config FILE)",
+    summary:
+      "Run a registry server (registry serve), or publish, set status, list (publish|status|list)",
     load: () => import("./registry.js"),
   },
   version: {

@@ -1,5 +1,6 @@
 // `mcpfleet registry serve --config FILE [--address HOST] [--port N]`: runs the registry
 // server until SIGTERM or SIGINT, then shuts down gracefully.
+import { didYouMean } from "../suggest.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { parseDuration } from "../duration.js";
 import { loadConfigFile, missingFiles } from "../registry/config/load.js";
@@ -7,6 +8,9 @@ import { DEFAULT_OPTIONS, exitCode, formatReport, validatePaths } from "../valid
 import { RegistryServer } from "../registry/server.js";
 
 const USAGE = `Usage: mcpfleet registry serve --config FILE [options]
+       mcpfleet registry publish FILE | status NAME[@VERSION] --set STATUS | list [options]
+                               a registry's API from the command line (--url, --token-file;
+                               mcpfleet help registry publish|status|list for their options)
 
 Options:
   --config FILE            registry server configuration (YAML)
@@ -28,7 +32,15 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return sub === undefined ? 2 : 0;
   }
-  if (sub !== "serve") throw usageError("registry", `unknown command "${sub}" (registry serve)`);
+  if (sub === "publish" || sub === "status" || sub === "list") {
+    return (await import("./registry-client.js")).runClient(sub, rest);
+  }
+  if (sub !== "serve") {
+    throw usageError(
+      "registry",
+      `unknown command "${sub}"${didYouMean(sub, ["serve", "publish", "status", "list"])} (registry serve, publish, status, list)`,
+    );
+  }
   const { values } = parseCommandArgs("registry", {
     args: rest,
     options: {
