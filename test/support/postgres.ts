@@ -3,11 +3,21 @@
 // Tests needing PostgreSQL skip with a loud notice when the binaries are missing, unless
 // REQUIRE_POSTGRES=1 (CI), which turns the skip into a failure.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { freePort } from "./ports.js";
+import { selfSignedCertificate } from "./tls.js";
 
 export interface PostgresServer {
   host: string;
@@ -51,7 +61,18 @@ function asPostgresUser(cmd: string, args: string[]): [string, string[]] {
   return root ? ["runuser", ["-u", "postgres", "--", cmd, ...args]] : [cmd, args];
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+export interface PostgresOptions {
+  /** A network namespace to listen in (a pod's), reached there on loopback. */
+  netns?: string;
+  /** The port (default a free one). */
+  port?: number;
+  /** How TCP logins are checked (default scram-sha-256; trust for a config naming no password). */
+  hostAuth?: "scram-sha-256" | "trust";
+  /** TLS with a self-signed certificate, for `sslMode: require`. */
+  ssl?: boolean;
+}
+
+export async function startPostgres(opts: PostgresOptions = {}): Promise<PostgresServer> {
   const bin = findPostgresBin();
   if (bin === undefined) throw new Error("PostgreSQL binaries not found");
   const root = process.getuid?.() === 0;
@@ -70,7 +91,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     "-U",
     "postgres",
     "--auth-local=trust",
-    "--auth-host=scram-sha-256",
+    `--auth-host=${opts.hostAuth ?? "scram-sha-256"}`,
     `--pwfile=${pwfile}`,
     "--no-sync",
     "-E",
@@ -78,8 +99,18 @@ export async function startPostgres(): Promise<PostgresServer> {
     "--locale=C",
   ]);
   execFileSync(c1, a1, { stdio: "pipe" });
-  const port = await freePort();
-  const [c2, a2] = asPostgresUser(join(bin, "postgres"), [
+  const port = opts.port ?? (await freePort());
+  const tls: string[] = [];
+  if (opts.ssl === true) {
+    const cert = selfSignedCertificate(dir);
+    if (root) {
+      const owner = execFileSync("stat", ["-c", "%u:%g", dir]).toString().trim().split(":");
+      for (const f of [cert.key, cert.cert]) chownSync(f, Number(owner[0]), Number(owner[1]));
+    }
+    chmodSync(cert.key, 0o600);
+    tls.push("-c", "ssl=on", "-c", `ssl_cert_file=${cert.cert}`, "-c", `ssl_key_file=${cert.key}`);
+  }
+  const [c0, a0] = asPostgresUser(join(bin, "postgres"), [
     "-D",
     data,
     "-p",
@@ -96,7 +127,10 @@ export async function startPostgres(): Promise<PostgresServer> {
     "full_page_writes=off",
     "-c",
     "max_connections=100",
+    ...tls,
   ]);
+  const [c2, a2] =
+    opts.netns === undefined ? [c0, a0] : ["nsenter", [`--net=${opts.netns}`, c0, ...a0]];
   const proc: ChildProcess = spawn(c2, a2, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   proc.stderr?.on("data", (d: Buffer) => {
@@ -147,7 +181,13 @@ export async function startPostgres(): Promise<PostgresServer> {
     async stop() {
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once("exit", r));
-        proc.kill("SIGINT");
+        // The postmaster itself (its pid file's first line): the runuser and nsenter in front
+        // of it do not pass SIGINT on. SIGINT is PostgreSQL's fast shutdown.
+        const postmaster = Number(
+          readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0],
+        );
+        if (Number.isInteger(postmaster) && postmaster > 0) process.kill(postmaster, "SIGINT");
+        else proc.kill("SIGINT");
         await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
       }
       rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,324 @@
+// Every rendered MCPRegistry form, started as its pod would start: our registry server from the
+// image's tree, with the rendered arguments and environment, the rendered ConfigMaps and the
+// Secrets as files at their mount paths, as uid 65532 with a read-only root, in a network of its
+// own where the rendered probes and the Service's target port are asked. The database the
+// config names is a real PostgreSQL reached as the pod would reach its Service (the host name
+// resolves to the pod's loopback, where it listens), with the credentials the rendering mounts.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loadTexts } from "../../src/synth/load.js";
+import type { KubeObject } from "../../src/synth/model.js";
+import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";
+import { synthesize } from "../../src/synth/render.js";
+import { formatReport } from "../../src/validate/index.js";
+import { buildImageTree, mcpfleetImage } from "../support/image.js";
+import {
+  podFetch,
+  podsMissing,
+  type PodResponse,
+  type RunningPod,
+  startPod,
+  untilPod,
+} from "../support/pod.js";
+import { postgresAvailable, startPostgres } from "../support/postgres.js";
+import { hasSharedData, sharedPath } from "../support/shared-data.js";
+import { selfSignedCertificate } from "../support/tls.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const REFERENCE = sharedPath("reference-resources");
+
+const missing = podsMissing() ?? (postgresAvailable() ? undefined : "PostgreSQL is missing");
+if (missing !== undefined) {
+  if (process.env.REQUIRE_POSTGRES === "1") throw new Error(`rendered registry pods: ${missing}`);
+  console.warn(`rendered registry pod tests SKIPPED: ${missing}`);
+}
+const haveReference =
+  missing === undefined && hasSharedData(REFERENCE, "the reference's MCPRegistry forms");
+
+type Obj = KubeObject & Record<string, unknown>;
+
+/** How the database of a form is reached, as its config and Secrets describe it. */
+interface Database {
+  /** The host name the config gives; it resolves to the pod's loopback. */
+  host: string;
+  port?: number;
+  /** TLS (the config says `sslMode: require`). */
+  ssl?: boolean;
+  /** The passwords the form's Secrets hold; absent: the config names none, logins are trusted. */
+  passwords?: { app: string; migrator: string };
+}
+
+interface Form {
+  name: string;
+  /** Resource YAML (the MCPRegistry and any ConfigMaps and Secrets it names). */
+  text: string;
+  /** ConfigMaps and Secrets the form names but does not hold, as its user would create them. */
+  extra?: string;
+  database: Database;
+  /** What the Service's port answers for GET /registry/default/v0.1/servers. */
+  servers: { status: number; names?: string[] };
+}
+
+const cert = selfSignedCertificate(mkdtempSync(join(tmpdir(), "mcpfleet-ca-")));
+const caPem = readFileSync(cert.cert, "utf8");
+
+const reference = (file: string): string =>
+  readFileSync(join(REFERENCE, `mcp-registries__${file}.yaml`), "utf8");
+
+/** The reference's ConfigMap of three servers, two tagged production (configmap example). */
+const prodRegistry = (): string =>
+  parseAllDocuments(reference("mcpregistry-configyaml-configmap"))
+    .map((d) => d.toString())
+    .find((d) => /^kind: ConfigMap$/m.test(d))!;
+
+const indent = (text: string, n: number): string =>
+  text
+    .split("\n")
+    .map((l) => (l === "" ? l : " ".repeat(n) + l))
+    .join("\n");
+
+const CATALOG = readFileSync(join(ROOT, "examples", "registry", "data", "registry.json"), "utf8");
+const catalogNames = (JSON.parse(CATALOG) as { data: { servers: { name: string }[] } }).data.servers
+  .map((s) => s.name)
+  .sort();
+
+/** A ConfigMap or Secret document. */
+function object(kind: "ConfigMap" | "Secret", name: string, data: Record<string, string>): string {
+  const key = kind === "Secret" ? "stringData" : "data";
+  return [
+    `apiVersion: v1`,
+    `kind: ${kind}`,
+    `metadata: {name: ${name}}`,
+    `${key}:`,
+    ...Object.entries(data).map(([k, v]) => `  ${JSON.stringify(k)}: |\n${indent(v, 4)}`),
+  ].join("\n");
+}
+
+const OURS: Form[] = [
+  {
+    name: "configYAML: file, managed and kubernetes sources, OAuth, pgpass, extra volume",
+    text: readFileSync(join(ROOT, "examples", "resources", "mcpregistry-configyaml.yaml"), "utf8"),
+    extra: [
+      object("ConfigMap", "mcp-catalog", { "registry.json": CATALOG }),
+      object("Secret", "registry-pgpass", {
+        ".pgpass":
+          "postgres.registry.svc.cluster.local:5432:registry:db_app:app-pass\n" +
+          "postgres.registry.svc.cluster.local:5432:registry:db_migrator:migrator-pass\n",
+      }),
+    ].join("\n---\n"),
+    database: {
+      host: "postgres.registry.svc.cluster.local",
+      ssl: true,
+      passwords: { app: "app-pass", migrator: "migrator-pass" },
+    },
+    servers: { status: 401 },
+  },
+  {
+    name: "legacy typed fields: configMap, git, managed sources, databaseConfig, OAuth, telemetry",
+    text: readFileSync(join(ROOT, "examples", "resources", "mcpregistry-legacy.yaml"), "utf8"),
+    extra: [
+      object("ConfigMap", "mcp-catalog", { "registry.json": CATALOG }),
+      object("Secret", "git-credentials", { token: "git-token" }),
+      object("Secret", "registry-db", {
+        "app-password": "legacy-app",
+        "migrator-password": "legacy-migrator",
+      }),
+      object("Secret", "registry-oauth", { clientSecret: "client-secret" }),
+      object("ConfigMap", "corp-ca", { "ca.crt": caPem }),
+    ].join("\n---\n"),
+    database: {
+      host: "postgres.registry.svc.cluster.local",
+      ssl: true,
+      passwords: { app: "legacy-app", migrator: "legacy-migrator" },
+    },
+    servers: { status: 401 },
+  },
+  {
+    name: "legacy typed fields, anonymous: a configMap source on the embedded store",
+    text: `apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPRegistry
+metadata: {name: plain}
+spec:
+  sources:
+    - name: catalog
+      format: upstream
+      configMapRef: {name: mcp-catalog, key: registry.json}
+      syncPolicy: {interval: 1h}
+`,
+    extra: object("ConfigMap", "mcp-catalog", { "registry.json": CATALOG }),
+    database: { host: "" },
+    servers: { status: 200, names: catalogNames },
+  },
+];
+
+const REFERENCE_FORMS = (): Form[] => [
+  {
+    name: "reference configmap: a filtered file source from a mounted ConfigMap",
+    text: reference("mcpregistry-configyaml-configmap"),
+    database: { host: "postgres" },
+    servers: {
+      status: 200,
+      names: ["io.github.example/filesystem", "io.github.example/github"],
+    },
+  },
+  {
+    name: "reference pgpass: PostgreSQL over TLS with the pgpass Secret",
+    text: reference("mcpregistry-configyaml-pgpass"),
+    extra: prodRegistry(),
+    database: {
+      host: "postgres",
+      ssl: true,
+      passwords: { app: "myapppassword", migrator: "mymigrationpassword" },
+    },
+    servers: {
+      status: 200,
+      names: [
+        "io.github.example/experimental-ai",
+        "io.github.example/filesystem",
+        "io.github.example/github",
+      ],
+    },
+  },
+  {
+    name: "reference oauth: provider secret and CA from mounted volumes",
+    text: reference("mcpregistry-configyaml-oauth"),
+    extra: [
+      prodRegistry(),
+      object("Secret", "oauth-client-secret", { secret: "client-secret" }),
+      object("ConfigMap", "keycloak-ca", { "ca.crt": caPem }),
+    ].join("\n---\n"),
+    database: { host: "postgres" },
+    servers: { status: 401 },
+  },
+  {
+    name: "reference api: an upstream registry this pod cannot reach",
+    text: reference("mcpregistry-configyaml-api"),
+    database: { host: "postgres" },
+    servers: { status: 200, names: [] },
+  },
+  {
+    name: "reference git-auth: a private repository this pod cannot reach",
+    text: reference("mcpregistry-configyaml-git-auth"),
+    database: { host: "postgres" },
+    servers: { status: 200, names: [] },
+  },
+  {
+    name: "reference minimal: a kubernetes source outside a cluster",
+    text: reference("mcpregistry-configyaml-minimal"),
+    database: { host: "postgres" },
+    servers: { status: 200, names: [] },
+  },
+];
+
+let tree = "";
+const pods: RunningPod[] = [];
+afterEach(async () => {
+  for (const p of pods.splice(0)) await p.stop();
+});
+
+/** The Deployment, Service, ConfigMaps and Secrets of a form, as synth renders them. */
+async function render(form: Form): Promise<{ deployment: Obj; service: Obj; objects: Obj[] }> {
+  const text = form.extra === undefined ? form.text : `${form.text}\n---\n${form.extra}`;
+  const loaded = await loadTexts([{ name: "form.yaml", text }]);
+  const report = formatReport(loaded.report, "text", { summary: false, color: false });
+  expect(loaded.valid, report).toBe(true);
+  const rendered = synthesize(loaded.resources, DEFAULT_SYNTH_OPTIONS).objects as Obj[];
+  const inputs = parseAllDocuments(text)
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => o !== null && (o.kind === "ConfigMap" || o.kind === "Secret"));
+  const deployment = rendered.find((o) => o.kind === "Deployment")!;
+  const service = rendered.find((o) => o.kind === "Service")!;
+  return { deployment, service, objects: [...rendered, ...inputs] };
+}
+
+interface Probe {
+  httpGet: { path: string; port: number };
+}
+
+/** Starts the form's pod with its database, waits for the readiness probe, checks the rest. */
+async function runForm(form: Form): Promise<void> {
+  const { deployment, service, objects } = await render(form);
+  const container = (
+    deployment as unknown as {
+      spec: {
+        template: { spec: { containers: { readinessProbe: Probe; livenessProbe: Probe }[] } };
+      };
+    }
+  ).spec.template.spec.containers[0]!;
+  const db = form.database;
+  const pod = await startPod({
+    deployment,
+    objects,
+    image: (ref) => {
+      expect(ref).toBe(DEFAULT_SYNTH_OPTIONS.registryImage);
+      return mcpfleetImage(tree);
+    },
+    hosts: db.host === "" ? {} : { [db.host]: "127.0.0.1" },
+    sidecar:
+      db.host === ""
+        ? undefined
+        : async (netns) => {
+            const pg = await startPostgres({
+              netns,
+              port: db.port ?? 5432,
+              hostAuth: db.passwords === undefined ? "trust" : "scram-sha-256",
+              ssl: db.ssl === true,
+            });
+            if (db.passwords !== undefined) {
+              await pg.adminQuery(`ALTER ROLE db_app PASSWORD '${db.passwords.app}'`);
+              await pg.adminQuery(`ALTER ROLE db_migrator PASSWORD '${db.passwords.migrator}'`);
+            }
+            await pg.createDatabase("registry");
+            return pg;
+          },
+  });
+  pods.push(pod);
+  const url = (p: Probe): string => `http://127.0.0.1:${p.httpGet.port}${p.httpGet.path}`;
+  const ready = await untilPod(
+    pod,
+    "readiness probe",
+    url(container.readinessProbe),
+    (r) => r.status === 200,
+  );
+  console.log(`${form.name}: ready after ${ready.afterMs} ms`);
+  const live = podFetch(pod, url(container.livenessProbe));
+  expect(live?.status, pod.log()).toBe(200);
+  const port = (service as unknown as { spec: { ports: { targetPort: number }[] } }).spec.ports[0]!
+    .targetPort;
+  // The registry's own path, which the reference's server answers too.
+  const servers = podFetch(
+    pod,
+    `http://127.0.0.1:${port}/registry/default/v0.1/servers`,
+  ) as PodResponse;
+  expect(servers?.status, pod.log()).toBe(form.servers.status);
+  if (form.servers.names !== undefined) {
+    const names = (JSON.parse(servers.body) as { servers: { server: { name: string } }[] }).servers
+      .map((s) => s.server.name)
+      .sort();
+    expect(names).toEqual(form.servers.names);
+  }
+  if (form.servers.status === 401) {
+    // The rendered OAuth settings are the ones served.
+    const meta = podFetch(pod, `http://127.0.0.1:${port}/.well-known/oauth-protected-resource`);
+    expect(meta?.status, pod.log()).toBe(200);
+    expect(JSON.parse(meta!.body)).toMatchObject({ resource: "https://registry.example.com" });
+  }
+  // The store the config names is the one used: a database form logged in to PostgreSQL.
+  if (db.host !== "") expect(pod.log()).not.toMatch(/embedded store/i);
+}
+
+describe.skipIf(missing !== undefined)("rendered MCPRegistry pods run our registry server", () => {
+  beforeAll(() => {
+    tree = buildImageTree();
+  }, 300_000);
+
+  for (const form of OURS) it(form.name, () => runForm(form), 120_000);
+
+  describe.skipIf(!haveReference)("the reference's MCPRegistry examples, as written", () => {
+    for (const form of haveReference ? REFERENCE_FORMS() : [])
+      it(form.name, () => runForm(form), 120_000);
+  });
+});
