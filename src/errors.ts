@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   ERR_NO_MANAGED_SOURCE: { status: 409, title: "Registry has no managed source" },
   ERR_SOURCE_IN_USE: { status: 409, title: "Source is used by a registry" },
   ERR_SOURCE_NOT_SYNCED: { status: 409, title: "Source is not synced" },
+  ERR_MANAGED_SOURCE_EXISTS: { status: 409, title: "There is a managed source already" },
   ERR_NAME_TAKEN: { status: 409, title: "Name is served by another source of the registry" },
   ERR_PAYLOAD_TOO_LARGE: { status: 413, title: "Request body too large" },
   ERR_META_TOO_LARGE: { status: 413, title: "_meta too large" },

@@ -97,7 +97,7 @@ for (const setup of setups) {
           put(a, `race-a${round}`, { managed: {} }),
           put(b, `race-b${round}`, { managed: {} }),
         ]);
-        expect([ra.status, rb.status].sort()).toEqual([201, 400]);
+        expect([ra.status, rb.status].sort()).toEqual([201, 409]);
         const list = (await (await fetch(`${a.url}/v1/sources`)).json()) as {
           sources: { name: string; kind: string }[];
         };

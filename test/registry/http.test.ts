@@ -470,8 +470,8 @@ describe("registry HTTP API", () => {
     );
     await expectProblem(
       await put("/v1/sources/second", { managed: {} }),
-      400,
-      "ERR_INVALID_RESOURCE",
+      409,
+      "ERR_MANAGED_SOURCE_EXISTS",
     );
     writeFileSync(
       join(dir, "extra.json"),

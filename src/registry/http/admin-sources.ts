@@ -136,7 +136,7 @@ export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done
         tags,
         summary: "Create or replace a source",
         description:
-          "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (400).",
+          "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (409).",
         params: NAME_PARAM,
         body: { type: "object", additionalProperties: true },
         response: { 200: SOURCE_VIEW, 201: SOURCE_VIEW, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
@@ -179,8 +179,9 @@ export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done
         refuseConfigDefined(SOURCE, current, "change");
         const other = all.find((s) => s.kind === "managed" && s.name !== name);
         if (kind === "managed" && other !== undefined) {
+          // A conflict with the sources there are (409, as ToolHive answers), not a bad body.
           fail(
-            "ERR_INVALID_RESOURCE",
+            "ERR_MANAGED_SOURCE_EXISTS",
             `source "${other.name}" is already the managed source; at most one source is managed`,
           );
         }
