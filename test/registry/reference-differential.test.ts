@@ -88,7 +88,7 @@ interface Answer {
 
 interface Request {
   label: string;
-  method?: "GET" | "POST";
+  method?: "GET" | "POST" | "PUT" | "DELETE";
   path: string;
   body?: unknown;
 }
@@ -144,6 +144,52 @@ const READS: Request[] = [
   { label: "/v1 entries of a registry", path: "/v1/registries/default/entries" },
   { label: "/v1 entries of an unknown source", path: "/v1/sources/nope/entries" },
   { label: "/v1 claims of a published name", path: "/v1/entries/server/io.example%2Fsolo/claims" },
+];
+
+/** Sources and registries changed through /v1, after every read. */
+const WRITES: Request[] = [
+  {
+    label: "/v1 create a registry",
+    method: "PUT",
+    path: "/v1/registries/extra",
+    body: { sources: ["catalog", "team"] },
+  },
+  { label: "/v1 the created registry", path: "/v1/registries/extra" },
+  {
+    label: "/v1 replace the created registry",
+    method: "PUT",
+    path: "/v1/registries/extra",
+    body: { sources: ["curated"], claims: { team: "platform" } },
+  },
+  {
+    label: "/v1 a registry naming an unknown source",
+    method: "PUT",
+    path: "/v1/registries/broken",
+    body: { sources: ["nope"] },
+  },
+  {
+    label: "/v1 change a registry of the configuration",
+    method: "PUT",
+    path: "/v1/registries/default",
+    body: { sources: ["catalog"] },
+  },
+  { label: "/v1 delete the created registry", method: "DELETE", path: "/v1/registries/extra" },
+  { label: "/v1 delete an unknown registry", method: "DELETE", path: "/v1/registries/nope" },
+  {
+    label: "/v1 create a second managed source",
+    method: "PUT",
+    path: "/v1/sources/extra",
+    body: { managed: {} },
+  },
+  {
+    label: "/v1 change a source of the configuration",
+    method: "PUT",
+    path: "/v1/sources/catalog",
+    body: { file: { path: CATALOG }, syncPolicy: { interval: "2h" } },
+  },
+  { label: "/v1 delete a source of the configuration", method: "DELETE", path: "/v1/sources/team" },
+  { label: "/v1 delete an unknown source", method: "DELETE", path: "/v1/sources/nope" },
+  { label: "/v1 who am I", path: "/v1/me" },
 ];
 
 async function send(base: string, r: Request): Promise<Answer> {
@@ -390,6 +436,7 @@ database:
         path: "/v1/entries",
         body: { server: serverJson("io.github.stacklok/fetch", "9.0.0") },
       });
+      for (const r of WRITES) await sendAll(r);
     }, 240_000);
 
     /** `limit=5` pages, each server followed through its own cursors. */
