@@ -7,9 +7,11 @@
 # A complete directory is reused, so only a machine's first build pays for the compile.
 # Without ../shared/peers (a clone alone) it skips with one line; REQUIRE_PEERS=1 (CI) fails.
 set -euo pipefail
-cd "$(dirname "$0")"
-
 root=${1:?usage: build.sh TOOLS_DIR [--optional]}
+# Absolute before any cd: the build runs in the source directory, which is not ours to write.
+mkdir -p "$root"
+root=$(cd "$root" && pwd)
+cd "$(dirname "$0")"
 src=$(cd ../../.. && pwd)/shared/peers/toolhive-registry-server
 
 skip_or_fail() {
@@ -28,8 +30,6 @@ if ! command -v go >/dev/null; then
   exit 2
 fi
 export GOTOOLCHAIN=local
-# The source directory is not ours: go must never rewrite its go.mod or go.sum.
-export GOFLAGS=-mod=readonly
 
 version=$(tr -d '[:space:]' <"$src/VERSION")
 # Every file of the tree, by path and content: any change to the peer's sources is a new build.
@@ -48,7 +48,23 @@ echo "peer-tools: building the ToolHive registry server $version into $dest"
 echo "peer-tools: a machine's first build downloads its modules from the Go module proxy and compiles for several minutes"
 mkdir -p "$dest/bin"
 start=$SECONDS
-(cd "$src" && exec nice go build -trimpath -ldflags "-s -w" -o "$dest/bin/thv-registry-api.partial" ./cmd/thv-registry-api) &
+# The source directory is not ours: go must never rewrite its go.mod or go.sum. When they do not
+# list every module the build needs, build a copy that go may complete.
+compile() {
+  local dir=$src flags=-mod=readonly
+  if ! (cd "$src" && GOFLAGS=$flags go list -deps ./cmd/thv-registry-api >/dev/null 2>&1); then
+    dir=$(mktemp -d)
+    trap "rm -rf '$dir'" EXIT
+    cp -R "$src/." "$dir"
+    chmod -R u+w "$dir"
+    flags=-mod=mod
+    echo "peer-tools: its go.sum is incomplete; building a copy in $dir with $flags"
+  fi
+  cd "$dir"
+  GOFLAGS=$flags nice go build -trimpath -ldflags "-s -w" \
+    -o "$dest/bin/thv-registry-api.partial" ./cmd/thv-registry-api
+}
+(compile) &
 pid=$!
 # A heartbeat, so that a cold build is not mistaken for a hang.
 while kill -0 "$pid" 2>/dev/null; do
