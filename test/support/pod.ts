@@ -10,6 +10,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect, createServer, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import type { KubeObject } from "../../src/synth/model.js";
 
@@ -413,4 +414,54 @@ export async function untilPod(
   throw new Error(
     `${what}: not within ${timeoutMs} ms (last ${JSON.stringify(last)}):\n${pod.log()}`,
   );
+}
+
+/**
+ * A Service address on the pod's loopback that reaches a server on the host's (as kube-proxy
+ * takes a pod to the API server): a listener in the pod's network and a relay in this process,
+ * joined by a Unix socket, which no network namespace divides.
+ */
+export async function forwardIntoPod(
+  netns: string,
+  port: number,
+  target: { host: string; port: number },
+): Promise<{ stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "mcpfleet-fwd-"));
+  const socket = join(dir, "relay.sock");
+  const open = new Set<Socket>();
+  const relay = createServer((c) => {
+    const t = connect(target.port, target.host);
+    for (const s of [c, t]) {
+      open.add(s);
+      s.once("close", () => open.delete(s));
+    }
+    c.pipe(t).pipe(c);
+    t.on("error", () => c.destroy());
+    c.on("error", () => t.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(socket, resolve));
+  const script = `const net = require("node:net");
+net.createServer((c) => {
+  const u = net.connect(process.argv[1]);
+  c.pipe(u).pipe(c);
+  u.on("error", () => c.destroy());
+  c.on("error", () => u.destroy());
+}).listen(Number(process.argv[2]), "127.0.0.1", () => console.log("up"));`;
+  const listener = spawn(
+    "nsenter",
+    [`--net=${netns}`, process.execPath, "-e", script, socket, String(port)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    listener.stdout.once("data", () => resolve());
+    listener.once("exit", (code) => reject(new Error(`the pod's Service listener exited ${code}`)));
+  });
+  return {
+    async stop() {
+      listener.kill("SIGKILL");
+      for (const s of open) s.destroy();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
