@@ -28,8 +28,11 @@ export interface PostgresServer {
   migrationPassword: string;
   appUser: string;
   appPassword: string;
-  /** Runs SQL as the superuser: role attributes a test needs (the reference server's CREATEROLE). */
-  adminQuery(sql: string): Promise<void>;
+  /**
+   * Runs SQL as the superuser (in `database`, default postgres): role attributes a test needs
+   * (the reference server's CREATEROLE).
+   */
+  adminQuery(sql: string, database?: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -136,8 +139,8 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
   proc.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
   });
-  const admin = (): pg.Client =>
-    new pg.Client({ host: dir, port, user: "postgres", database: "postgres" });
+  const admin = (database = "postgres"): pg.Client =>
+    new pg.Client({ host: dir, port, user: "postgres", database });
   const deadline = Date.now() + 30_000;
   for (;;) {
     const c = admin();
@@ -169,8 +172,8 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
         await c.end();
       }
     },
-    async adminQuery(sql: string) {
-      const c = admin();
+    async adminQuery(sql: string, database?: string) {
+      const c = admin(database);
       await c.connect();
       try {
         await c.query(sql);

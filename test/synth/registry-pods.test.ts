@@ -4,18 +4,25 @@
 // own where the rendered probes and the Service's target port are asked. The database the
 // config names is a real PostgreSQL reached as the pod would reach its Service (the host name
 // resolves to the pod's loopback, where it listens), with the credentials the rendering mounts.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PGPASS_INIT_IMAGE } from "../../src/synth/constructs/mcpregistry.js";
 import { loadTexts } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
-import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";
+import {
+  DEFAULT_SYNTH_OPTIONS,
+  defaultRegistryImage,
+  type SynthOptions,
+} from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { formatReport } from "../../src/validate/index.js";
 import { buildImageTree, mcpfleetImage } from "../support/image.js";
 import {
+  type ImageSpec,
   podFetch,
   podsMissing,
   type PodResponse,
@@ -23,7 +30,8 @@ import {
   startPod,
   untilPod,
 } from "../support/pod.js";
-import { postgresAvailable, startPostgres } from "../support/postgres.js";
+import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
+import { referenceRegistryMissing, referenceRegistryPath } from "../support/toolhive-registry.js";
 import { hasSharedData, sharedPath } from "../support/shared-data.js";
 import { selfSignedCertificate } from "../support/tls.js";
 
@@ -37,16 +45,16 @@ if (missing !== undefined) {
 }
 const haveReference =
   missing === undefined && hasSharedData(REFERENCE, "the reference's MCPRegistry forms");
+const referenceMissing = missing ?? referenceRegistryMissing();
+if (missing === undefined && referenceMissing !== undefined)
+  console.warn(`rendered pods of the reference's registry server SKIPPED: ${referenceMissing}`);
 
 type Obj = KubeObject & Record<string, unknown>;
 
 /** How the database of a form is reached, as its config and Secrets describe it. */
 interface Database {
-  /** The host name the config gives; it resolves to the pod's loopback. */
+  /** The host name the config gives (port 5432); it resolves to the pod's loopback. */
   host: string;
-  port?: number;
-  /** TLS (the config says `sslMode: require`). */
-  ssl?: boolean;
   /** The passwords the form's Secrets hold; absent: the config names none, logins are trusted. */
   passwords?: { app: string; migrator: string };
 }
@@ -59,7 +67,17 @@ interface Form {
   extra?: string;
   database: Database;
   /** What the Service's port answers for GET /registry/default/v0.1/servers. */
-  servers: { status: number; names?: string[] };
+  servers: Answer;
+  /**
+   * The same form rendered for the reference's server (`--registry-server=toolhive`): what it
+   * answers (default: as ours), or why it does not start.
+   */
+  reference?: Answer | { refused: RegExp };
+}
+
+interface Answer {
+  status: number;
+  names?: string[];
 }
 
 const cert = selfSignedCertificate(mkdtempSync(join(tmpdir(), "mcpfleet-ca-")));
@@ -111,10 +129,12 @@ const OURS: Form[] = [
     ].join("\n---\n"),
     database: {
       host: "postgres.registry.svc.cluster.local",
-      ssl: true,
       passwords: { app: "app-pass", migrator: "migrator-pass" },
     },
     servers: { status: 401 },
+    // The reference's server stops when a kubernetes source finds no cluster; ours serves the
+    // other sources and retries that one.
+    reference: { refused: /unable to get kubeconfig/ },
   },
   {
     name: "legacy typed fields: configMap, git, managed sources, databaseConfig, OAuth, telemetry",
@@ -131,7 +151,6 @@ const OURS: Form[] = [
     ].join("\n---\n"),
     database: {
       host: "postgres.registry.svc.cluster.local",
-      ssl: true,
       passwords: { app: "legacy-app", migrator: "legacy-migrator" },
     },
     servers: { status: 401 },
@@ -151,6 +170,8 @@ spec:
     extra: object("ConfigMap", "mcp-catalog", { "registry.json": CATALOG }),
     database: { host: "" },
     servers: { status: 200, names: catalogNames },
+    // The reference's server has no embedded store: a config without a database is refused.
+    reference: { refused: /database\.host is required/ },
   },
 ];
 
@@ -170,9 +191,10 @@ const REFERENCE_FORMS = (): Form[] => [
     extra: prodRegistry(),
     database: {
       host: "postgres",
-      ssl: true,
       passwords: { app: "myapppassword", migrator: "mymigrationpassword" },
     },
+    // The reference's server refuses its own example: a file source without syncPolicy.
+    reference: { refused: /syncPolicy\.interval is required/ },
     servers: {
       status: 200,
       names: [
@@ -192,6 +214,8 @@ const REFERENCE_FORMS = (): Form[] => [
     ].join("\n---\n"),
     database: { host: "postgres" },
     servers: { status: 401 },
+    // The reference's server refuses its own example: a file source without syncPolicy.
+    reference: { refused: /syncPolicy\.interval is required/ },
   },
   {
     name: "reference api: an upstream registry this pod cannot reach",
@@ -210,6 +234,7 @@ const REFERENCE_FORMS = (): Form[] => [
     text: reference("mcpregistry-configyaml-minimal"),
     database: { host: "postgres" },
     servers: { status: 200, names: [] },
+    reference: { refused: /unable to get kubeconfig/ },
   },
 ];
 
@@ -220,12 +245,15 @@ afterEach(async () => {
 });
 
 /** The Deployment, Service, ConfigMaps and Secrets of a form, as synth renders them. */
-async function render(form: Form): Promise<{ deployment: Obj; service: Obj; objects: Obj[] }> {
+async function render(
+  form: Form,
+  options: SynthOptions,
+): Promise<{ deployment: Obj; service: Obj; objects: Obj[] }> {
   const text = form.extra === undefined ? form.text : `${form.text}\n---\n${form.extra}`;
   const loaded = await loadTexts([{ name: "form.yaml", text }]);
   const report = formatReport(loaded.report, "text", { summary: false, color: false });
   expect(loaded.valid, report).toBe(true);
-  const rendered = synthesize(loaded.resources, DEFAULT_SYNTH_OPTIONS).objects as Obj[];
+  const rendered = synthesize(loaded.resources, options).objects as Obj[];
   const inputs = parseAllDocuments(text)
     .map((d) => d.toJS() as Obj | null)
     .filter((o): o is Obj => o !== null && (o.kind === "ConfigMap" || o.kind === "Secret"));
@@ -238,9 +266,54 @@ interface Probe {
   httpGet: { path: string; port: number };
 }
 
+/** The init image beside the reference's server: a shell, cp and chmod, as the host's /usr has. */
+const BUSYBOX: ImageSpec = { files: {}, entrypoint: [], env: { PATH: "/usr/bin:/bin" } };
+
+/** The two programs an MCPRegistry can deploy, as their images hold them. */
+const PROGRAMS = {
+  mcpfleet: {
+    options: DEFAULT_SYNTH_OPTIONS,
+    image: (): ImageSpec => mcpfleetImage(tree),
+  },
+  toolhive: {
+    options: {
+      ...DEFAULT_SYNTH_OPTIONS,
+      registryServer: "toolhive",
+      registryImage: defaultRegistryImage("toolhive"),
+    } satisfies SynthOptions,
+    // Its image holds the one static binary at /main, its entry point.
+    image: (): ImageSpec => ({
+      files: { "/main": referenceRegistryPath()! },
+      entrypoint: ["/main"],
+      env: {},
+    }),
+  },
+};
+type Program = keyof typeof PROGRAMS;
+
+/**
+ * The one-time setup the reference's server documents for its database, as an administrator
+ * runs it: its migration user may create roles, the user that migrates may create tables, and its \`prime-db\` SQL (printed by
+ * \`--dry-run\`) creates the role the application user acts through.
+ */
+async function primeForReference(pg: PostgresServer, appPassword: string): Promise<void> {
+  await pg.adminQuery(`ALTER ROLE db_migrator CREATEROLE`);
+  // A config naming no migrationUser has it migrate as the application user.
+  await pg.adminQuery(`GRANT CREATE ON SCHEMA public TO db_app`, "registry");
+  const sql = spawnSync(
+    referenceRegistryPath()!,
+    ["prime-db", "--dry-run", "--config", "/dev/null", "db_app"],
+    { input: `${appPassword}\n`, encoding: "utf8" },
+  );
+  expect(sql.status, sql.stderr).toBe(0);
+  await pg.adminQuery(sql.stdout.slice(0, sql.stdout.lastIndexOf("$$;") + 3));
+}
+
 /** Starts the form's pod with its database, waits for the readiness probe, checks the rest. */
-async function runForm(form: Form): Promise<void> {
-  const { deployment, service, objects } = await render(form);
+async function runForm(form: Form, program: Program = "mcpfleet"): Promise<void> {
+  const { options, image } = PROGRAMS[program];
+  const { deployment, service, objects } = await render(form, options);
+  const expected = program === "mcpfleet" ? form.servers : (form.reference ?? form.servers);
   const container = (
     deployment as unknown as {
       spec: {
@@ -253,29 +326,41 @@ async function runForm(form: Form): Promise<void> {
     deployment,
     objects,
     image: (ref) => {
-      expect(ref).toBe(DEFAULT_SYNTH_OPTIONS.registryImage);
-      return mcpfleetImage(tree);
+      if (ref === PGPASS_INIT_IMAGE) return BUSYBOX;
+      expect(ref).toBe(options.registryImage);
+      return image();
     },
     hosts: db.host === "" ? {} : { [db.host]: "127.0.0.1" },
     sidecar:
       db.host === ""
         ? undefined
         : async (netns) => {
+            // TLS on, as a production server has it: a config may require it (the
+            // reference's server asks for it unless told otherwise), and ours prefers it.
             const pg = await startPostgres({
               netns,
-              port: db.port ?? 5432,
+              port: 5432,
               hostAuth: db.passwords === undefined ? "trust" : "scram-sha-256",
-              ssl: db.ssl === true,
+              ssl: true,
             });
             if (db.passwords !== undefined) {
               await pg.adminQuery(`ALTER ROLE db_app PASSWORD '${db.passwords.app}'`);
               await pg.adminQuery(`ALTER ROLE db_migrator PASSWORD '${db.passwords.migrator}'`);
             }
             await pg.createDatabase("registry");
+            if (program === "toolhive") await primeForReference(pg, db.passwords?.app ?? "");
             return pg;
           },
   });
   pods.push(pod);
+  if ("refused" in expected) {
+    const code = await new Promise<number | null>((r) =>
+      pod.child.exitCode !== null ? r(pod.child.exitCode) : pod.child.once("exit", r),
+    );
+    expect(code, pod.log()).not.toBe(0);
+    expect(pod.log()).toMatch(expected.refused);
+    return;
+  }
   const url = (p: Probe): string => `http://127.0.0.1:${p.httpGet.port}${p.httpGet.path}`;
   const ready = await untilPod(
     pod,
@@ -283,7 +368,7 @@ async function runForm(form: Form): Promise<void> {
     url(container.readinessProbe),
     (r) => r.status === 200,
   );
-  console.log(`${form.name}: ready after ${ready.afterMs} ms`);
+  console.log(`${program} ${form.name}: ready after ${ready.afterMs} ms`);
   const live = podFetch(pod, url(container.livenessProbe));
   expect(live?.status, pod.log()).toBe(200);
   const port = (service as unknown as { spec: { ports: { targetPort: number }[] } }).spec.ports[0]!
@@ -293,21 +378,19 @@ async function runForm(form: Form): Promise<void> {
     pod,
     `http://127.0.0.1:${port}/registry/default/v0.1/servers`,
   ) as PodResponse;
-  expect(servers?.status, pod.log()).toBe(form.servers.status);
-  if (form.servers.names !== undefined) {
+  expect(servers?.status, pod.log()).toBe(expected.status);
+  if (expected.names !== undefined) {
     const names = (JSON.parse(servers.body) as { servers: { server: { name: string } }[] }).servers
       .map((s) => s.server.name)
       .sort();
-    expect(names).toEqual(form.servers.names);
+    expect(names, pod.log()).toEqual(expected.names);
   }
-  if (form.servers.status === 401) {
+  if (expected.status === 401) {
     // The rendered OAuth settings are the ones served.
     const meta = podFetch(pod, `http://127.0.0.1:${port}/.well-known/oauth-protected-resource`);
     expect(meta?.status, pod.log()).toBe(200);
     expect(JSON.parse(meta!.body)).toMatchObject({ resource: "https://registry.example.com" });
   }
-  // The store the config names is the one used: a database form logged in to PostgreSQL.
-  if (db.host !== "") expect(pod.log()).not.toMatch(/embedded store/i);
 }
 
 describe.skipIf(missing !== undefined)("rendered MCPRegistry pods run our registry server", () => {
@@ -322,3 +405,11 @@ describe.skipIf(missing !== undefined)("rendered MCPRegistry pods run our regist
       it(form.name, () => runForm(form), 120_000);
   });
 });
+
+describe.skipIf(referenceMissing !== undefined)(
+  "rendered with --registry-server=toolhive, the pods run the reference's server",
+  () => {
+    for (const form of [...OURS, ...(haveReference ? REFERENCE_FORMS() : [])])
+      it(form.name, () => runForm(form, "toolhive"), 120_000);
+  },
+);

@@ -389,10 +389,42 @@ describe("MCPRegistry with the legacy typed fields", async () => {
     expect(config.database).toEqual({
       host: "pg.db.svc",
       port: 5433,
+      user: "db_app",
+      migrationUser: "db_migrator",
+      database: "registry",
       sslMode: "verify-full",
       maxOpenConns: 20,
       passwordFile: "/etc/registry/database/app-password",
       migrationPasswordFile: "/etc/registry/database/migration-password",
+    });
+  });
+
+  it("writes the passwords into a pgpass file for the reference's server, which reads no password files", async () => {
+    const reference = synthesize(
+      await load(LEGACY),
+      {
+        ...DEFAULT_SYNTH_OPTIONS,
+        registryServer: "toolhive",
+        registryImage: defaultRegistryImage("toolhive"),
+      },
+      only,
+    ).objects;
+    const cm = find(reference, "ConfigMap", "legacy-registry-server-config");
+    const database = (
+      parse((cm.data as Record<string, string>)["config.yaml"]!) as T.EmbeddedRegistryServerConfig
+    ).database;
+    expect(database?.passwordFile).toBeUndefined();
+    expect(database?.migrationPasswordFile).toBeUndefined();
+    const p = pod(reference, "legacy");
+    const init = p.spec.initContainers?.[0];
+    expect(init?.image).toBe("busybox:1.37");
+    const script = (init?.command as string[] | undefined)?.[2] ?? "";
+    expect(script).toContain("'pg.db.svc' '5433' 'registry' 'db_app'");
+    expect(script).toContain("/etc/registry/database/app-password");
+    expect(script).toContain("chmod 0600 /pgpass/.pgpass");
+    expect(api(reference, "legacy").env).toContainEqual({
+      name: "PGPASSFILE",
+      value: "/pgpass/.pgpass",
     });
   });
 
@@ -478,7 +510,13 @@ spec:
     const r = minimal[0] as Resource<"MCPRegistry">;
     const { config: c, files } = legacyRegistryConfig(r);
     expect(c.auth).toEqual({ mode: "anonymous" });
-    expect(c.database).toEqual({ dynamicAuth: { awsRdsIam: { region: "detect" } } });
+    expect(c.database).toEqual({
+      port: 5432,
+      user: "db_app",
+      migrationUser: "db_migrator",
+      database: "registry",
+      dynamicAuth: { awsRdsIam: { region: "detect" } },
+    });
     expect(files).toEqual([]);
     expect(
       defaultSchemaSet().validateSchema(REGISTRY_CONFIG_SCHEMA_ID, parse(registryConfigYaml(r))),

@@ -197,7 +197,15 @@ export function legacyRegistryConfig(resource: Resource<"MCPRegistry">): LegacyR
       dbMigrationUserPasswordSecretRef: migrator,
       ...connection
     } = d;
-    const database: T.DatabaseConfig = { ...connection };
+    // The connection written out in full: the reference's server requires each of these,
+    // ours has the same defaults.
+    const database: T.DatabaseConfig = {
+      ...connection,
+      port: connection.port ?? 5432,
+      user: connection.user ?? "db_app",
+      migrationUser: connection.migrationUser ?? "db_migrator",
+      database: connection.database ?? "registry",
+    };
     if (d.dynamicAuth === undefined) {
       database.passwordFile = fileRef(
         { from: "secret", name: app.name, key: app.key },
@@ -219,13 +227,42 @@ export function isLegacyRegistry(resource: Resource<"MCPRegistry">): boolean {
   return resource.spec.configYAML === undefined;
 }
 
-/** The config.yaml text of an MCPRegistry: configYAML verbatim, or rendered from the typed fields. */
-export function registryConfigYaml(resource: Resource<"MCPRegistry">): string {
+/**
+ * The config.yaml text of an MCPRegistry: configYAML verbatim, or rendered from the typed
+ * fields. The reference's server reads database passwords from a pgpass file only, so for it
+ * the password files are left out (an init container writes them into pgpass instead).
+ */
+export function registryConfigYaml(
+  resource: Resource<"MCPRegistry">,
+  server: RegistryServerKind = "mcpfleet",
+): string {
   if (resource.spec.configYAML !== undefined) return resource.spec.configYAML;
-  return stringify(legacyRegistryConfig(resource).config, {
-    lineWidth: 0,
-    aliasDuplicateObjects: false,
-  });
+  const { config } = legacyRegistryConfig(resource);
+  if (server === "toolhive" && config.database !== undefined) {
+    const { passwordFile: _app, migrationPasswordFile: _migrator, ...database } = config.database;
+    config.database = database;
+  }
+  return stringify(config, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The shell command that writes the pgpass file of the legacy password files (one line per
+ * user, `:` and `\\` escaped as pgpass wants), for the reference's server.
+ */
+function pgpassFromFiles(database: T.DatabaseConfig): string {
+  const line = (user: string | undefined, file: string): string =>
+    [database.host ?? "postgres", String(database.port ?? 5432), database.database ?? "registry"]
+      .concat(user ?? "")
+      .map(shellQuote)
+      .join(" ") + ` "$(sed 's/[\\:]/\\\\&/g' ${shellQuote(file)})"`;
+  return (
+    `printf '%s:%s:%s:%s:%s\\n' ` +
+    `${line(database.user, database.passwordFile ?? "")} ` +
+    `${line(database.migrationUser, database.migrationPasswordFile ?? "")} ` +
+    `>${PGPASS_DIR}/.pgpass && chmod 0600 ${PGPASS_DIR}/.pgpass`
+  );
 }
 
 /** How each registry server program is started and probed in its pod. */
@@ -277,14 +314,15 @@ function registryProgram(server: RegistryServerKind): RegistryProgram {
 /**
  * Renders an MCPRegistry: ConfigMap `<n>-registry-server-config` (config.yaml), Deployment and
  * Service `<n>-api` (container `registry-api`), ServiceAccount, Role and RoleBinding
- * `<n>-registry-api`; with `pgpassSecretRef`, an init container that copies the pgpass file.
+ * `<n>-registry-api`; with `pgpassSecretRef`, an init container that copies the pgpass file
+ * (for the reference's server, also one that writes it from the legacy password files).
  */
 export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, context) => {
   const spec = resource.spec;
   const name = resource.metadata.name;
   const labels = registryLabels(name);
   const selector = registrySelector(name);
-  const configYaml = registryConfigYaml(resource);
+  const configYaml = registryConfigYaml(resource, context.options.registryServer);
   const legacy = isLegacyRegistry(resource) ? legacyRegistryConfig(resource) : undefined;
   const configMapName = registryConfigMapName(name);
   const rbacName = registryRbacName(name);
@@ -348,15 +386,8 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
     for (const v of spec.volumes ?? []) volumes.push({ ...v });
     for (const m of spec.volumeMounts ?? []) mounts.push({ ...m });
   }
-  if (legacy === undefined && spec.pgpassSecretRef !== undefined) {
-    const ref = spec.pgpassSecretRef;
-    volumes.push(
-      {
-        name: "pgpass-secret",
-        secret: { secretName: ref.name, items: [{ key: ref.key, path: "pgpass" }] },
-      },
-      { name: "pgpass", emptyDir: { medium: "Memory" } },
-    );
+  const pgpassInit = (command: string, inputs: Container["volumeMounts"]): void => {
+    volumes.push({ name: "pgpass", emptyDir: { medium: "Memory" } });
     mounts.push({ name: "pgpass", mountPath: PGPASS_DIR });
     env.push({ name: "PGPASSFILE", value: `${PGPASS_DIR}/.pgpass` });
     initContainers.push({
@@ -365,17 +396,27 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
         context.options.registryServer === "mcpfleet"
           ? context.options.registryImage
           : PGPASS_INIT_IMAGE,
-      command: [
-        "sh",
-        "-c",
-        `cp /pgpass-secret/pgpass ${PGPASS_DIR}/.pgpass && chmod 0600 ${PGPASS_DIR}/.pgpass`,
-      ],
-      volumeMounts: [
-        { name: "pgpass-secret", mountPath: "/pgpass-secret", readOnly: true },
-        { name: "pgpass", mountPath: PGPASS_DIR },
-      ],
+      command: ["sh", "-c", command],
+      volumeMounts: [...(inputs ?? []), { name: "pgpass", mountPath: PGPASS_DIR }],
       securityContext: restrictedContainer(),
     });
+  };
+  if (legacy === undefined && spec.pgpassSecretRef !== undefined) {
+    const ref = spec.pgpassSecretRef;
+    volumes.push({
+      name: "pgpass-secret",
+      secret: { secretName: ref.name, items: [{ key: ref.key, path: "pgpass" }] },
+    });
+    pgpassInit(
+      `cp /pgpass-secret/pgpass ${PGPASS_DIR}/.pgpass && chmod 0600 ${PGPASS_DIR}/.pgpass`,
+      [{ name: "pgpass-secret", mountPath: "/pgpass-secret", readOnly: true }],
+    );
+  }
+  const database = legacy?.config.database;
+  if (context.options.registryServer === "toolhive" && database?.passwordFile !== undefined) {
+    pgpassInit(pgpassFromFiles(database), [
+      { name: "registry-files", mountPath: REGISTRY_FILES_DIR, readOnly: true },
+    ]);
   }
 
   const server = registryProgram(context.options.registryServer);
