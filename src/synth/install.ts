@@ -123,7 +123,7 @@ const APPLY = ["get", "create", "patch", "delete"];
  * synth renders, patch status of our kinds, list the workloads status is computed from, and its
  * Lease, inventory and Events. Kubernetes refuses to let anyone grant permissions they lack, so
  * it also holds what the Roles it renders grant (workloads reading our kinds, the proxy runner
- * managing StatefulSets and Services, pods, logs, attach, leases, events). Secrets: the virtual
+ * managing StatefulSets and Services, pods, logs, attach). Secrets: the virtual
  * servers' HMAC secrets (created once) and what the remote proxy's Role may read.
  */
 export function controllerRules(crds: KubeObject[]): {
@@ -149,8 +149,7 @@ export function controllerRules(crds: KubeObject[]): {
       verbs: ["get", "create", "patch"],
     },
     { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "create", "patch"] },
-    // update: a registry's Role grants it (its managed source keeps state in ConfigMaps).
-    { apiGroups: [""], resources: ["configmaps"], verbs: [...APPLY, "list", "watch", "update"] },
+    { apiGroups: [""], resources: ["configmaps"], verbs: [...APPLY, "list", "watch"] },
     // Only the HMAC secrets, created once and never changed or pruned.
     { apiGroups: [""], resources: ["secrets"], verbs: ["get", "create", "list", "watch"] },
     { apiGroups: [""], resources: ["serviceaccounts"], verbs: APPLY },
@@ -165,15 +164,13 @@ export function controllerRules(crds: KubeObject[]): {
     { apiGroups: [""], resources: ["pods"], verbs: READ },
     { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
     { apiGroups: [""], resources: ["pods/attach"], verbs: ["create", "get"] },
-    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: WRITE },
-    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
-    { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
-    // Held only because a registry's Role grants it (its kubernetes source reads routes).
+    // Its own leader-election Lease.
     {
-      apiGroups: ["gateway.networking.k8s.io"],
-      resources: ["httproutes", "gateways"],
-      verbs: READ,
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      verbs: ["get", "create", "update"],
     },
+    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
   ];
 }
 

@@ -297,8 +297,32 @@ describe("MCPRegistry with configYAML", async () => {
     });
   });
 
-  it("renders RBAC <name>-registry-api reading the MCP kinds and services, leases and events", () => {
+  it("renders RBAC <name>-registry-api reading only the kinds our kubernetes source lists", () => {
     const role = find(objects, "Role", "verbatim-registry-api");
+    expect(role.rules).toEqual([
+      {
+        apiGroups: ["toolhive.stacklok.dev"],
+        resources: ["mcpservers", "mcpremoteproxies", "virtualmcpservers"],
+        verbs: ["get", "list", "watch"],
+      },
+    ]);
+    expect(find(objects, "RoleBinding", "verbatim-registry-api").subjects).toEqual([
+      { kind: "ServiceAccount", name: "verbatim-registry-api", namespace: "reg" },
+    ]);
+    expect(pod(objects, "verbatim").spec.serviceAccountName).toBe("verbatim-registry-api");
+  });
+
+  it("gives the reference's server the services, leases and events it uses as well", () => {
+    const reference = synthesize(
+      objectsInput,
+      {
+        ...DEFAULT_SYNTH_OPTIONS,
+        registryServer: "toolhive",
+        registryImage: defaultRegistryImage("toolhive"),
+      },
+      only,
+    ).objects;
+    const role = find(reference, "Role", "verbatim-registry-api");
     const rules = role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
     const resources = rules.flatMap((r) => r.resources);
     for (const r of [
@@ -312,10 +336,6 @@ describe("MCPRegistry with configYAML", async () => {
       expect(resources).toContain(r);
     }
     expect(resources).not.toContain("secrets");
-    expect(find(objects, "RoleBinding", "verbatim-registry-api").subjects).toEqual([
-      { kind: "ServiceAccount", name: "verbatim-registry-api", namespace: "reg" },
-    ]);
-    expect(pod(objects, "verbatim").spec.serviceAccountName).toBe("verbatim-registry-api");
   });
 
   it("passes the Kubernetes checks", () => {

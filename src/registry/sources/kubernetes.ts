@@ -5,19 +5,15 @@
 import { readFileSync } from "node:fs";
 import * as k8s from "@kubernetes/client-node";
 import { McpfleetError } from "../../errors.js";
+import { API_GROUP } from "../../schema/kinds.js";
+import { EXPORTED_KINDS } from "./exported-kinds.js";
 import type { Claims } from "../config/types.js";
 import { PUBLISHER_META, type ServerEntry, type ServerJson } from "../formats/model.js";
 import { nameProblem } from "../formats/names.js";
 
-export const API_GROUP = "toolhive.stacklok.dev";
 export const API_VERSION = "v1alpha1";
 const PREFIX = `${API_GROUP}/`;
 
-export const EXPORTED_KINDS = [
-  { kind: "MCPServer", plural: "mcpservers" },
-  { kind: "MCPRemoteProxy", plural: "mcpremoteproxies" },
-  { kind: "VirtualMCPServer", plural: "virtualmcpservers" },
-] as const;
 
 type Obj = Record<string, unknown>;
 

@@ -9,7 +9,8 @@ import { restrictedContainer, restrictedPod } from "../security.js";
 import { CONTENT_CHECKSUM } from "./runner-workload.js";
 import type { Resource } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
-import { ALL_VERBS } from "./common.js";
+import { ALL_VERBS, type PolicyRule } from "./common.js";
+import { EXPORTED_KINDS } from "../../registry/sources/exported-kinds.js";
 import {
   compact,
   type Container,
@@ -272,7 +273,40 @@ interface RegistryProgram {
   readinessProbe: Probe;
   /** A writable /tmp: the root file system is read-only. */
   tmpVolume: boolean;
+  /** What its account may do: what the program reads and writes through the API server. */
+  rules: PolicyRule[];
 }
+
+/** Ours reads the three kinds its kubernetes source exports, and nothing else. */
+const MCPFLEET_REGISTRY_RULES: PolicyRule[] = [
+  {
+    apiGroups: [API_GROUP],
+    resources: EXPORTED_KINDS.map((k) => k.plural as string),
+    verbs: READ_VERBS,
+  },
+];
+
+/**
+ * The reference's server also reads Services and Gateway API routes (a server's external URL),
+ * elects a leader with Leases and ConfigMaps, and records Events.
+ */
+const REFERENCE_REGISTRY_RULES: PolicyRule[] = [
+  {
+    apiGroups: [API_GROUP],
+    resources: ["mcpservers", "mcpremoteproxies", "virtualmcpservers", "mcpserverentries"],
+    verbs: READ_VERBS,
+  },
+  { apiGroups: [""], resources: ["services"], verbs: READ_VERBS },
+  {
+    apiGroups: ["gateway.networking.k8s.io"],
+    resources: ["httproutes", "gateways"],
+    verbs: READ_VERBS,
+  },
+  { apiGroups: [""], resources: ["configmaps"], verbs: ALL_VERBS },
+  { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ALL_VERBS },
+  { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+  { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
+];
 
 const CONFIG_ARG = `--config=${REGISTRY_CONFIG_DIR}/config.yaml`;
 
@@ -295,6 +329,7 @@ function registryProgram(server: RegistryServerKind): RegistryProgram {
         periodSeconds: 5,
       }),
       tmpVolume: false,
+      rules: REFERENCE_REGISTRY_RULES,
     };
   }
   return {
@@ -308,6 +343,7 @@ function registryProgram(server: RegistryServerKind): RegistryProgram {
       periodSeconds: 5,
     }),
     tmpVolume: true,
+    rules: MCPFLEET_REGISTRY_RULES,
   };
 }
 
@@ -337,24 +373,8 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
     },
     data: { "config.yaml": configYaml },
   });
-  emitRbac(scope, resource, rbacName, labels, [
-    {
-      apiGroups: [API_GROUP],
-      resources: ["mcpservers", "mcpremoteproxies", "virtualmcpservers", "mcpserverentries"],
-      verbs: READ_VERBS,
-    },
-    { apiGroups: [""], resources: ["services"], verbs: READ_VERBS },
-    // The kubernetes source also reads Gateway API routes to find a server's external URL.
-    {
-      apiGroups: ["gateway.networking.k8s.io"],
-      resources: ["httproutes", "gateways"],
-      verbs: READ_VERBS,
-    },
-    { apiGroups: [""], resources: ["configmaps"], verbs: ALL_VERBS },
-    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ALL_VERBS },
-    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
-    { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
-  ]);
+  const server = registryProgram(context.options.registryServer);
+  emitRbac(scope, resource, rbacName, labels, server.rules);
 
   const env: EnvVar[] = [
     {
@@ -419,7 +439,6 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
     ]);
   }
 
-  const server = registryProgram(context.options.registryServer);
   if (server.tmpVolume) {
     volumes.push({ name: "tmp", emptyDir: {} });
     mounts.push({ name: "tmp", mountPath: "/tmp" });
