@@ -8,11 +8,20 @@
 // to exit 0; the main container runs as the pod's user with the rendered arguments and
 // environment. Needs root (mount and network namespaces, chroot, setting the user).
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { connect, createServer, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import type { KubeObject } from "../../src/synth/model.js";
+import { selfSignedCertificate } from "./tls.js";
 
 /** What an image holds that the pod needs: its files, entry point and environment. */
 export interface ImageSpec {
@@ -200,7 +209,7 @@ function containerScript(
   volumes: Map<string, string>,
   base: string,
   opts: {
-    account?: string;
+    account: string;
     hosts: string;
     uid: number;
     gid: number;
@@ -238,7 +247,7 @@ function containerScript(
   for (const [target, source] of Object.entries(image.files)) {
     mount(source, target, true, !statSync(source).isDirectory());
   }
-  if (opts.account !== undefined) mount(opts.account, ACCOUNT_DIR, true);
+  mount(opts.account, ACCOUNT_DIR, true);
   const mounts = [...(c.volumeMounts ?? [])].sort(
     (a, b) => a.mountPath.split("/").length - b.mountPath.split("/").length,
   );
@@ -300,16 +309,22 @@ export async function startPod(opts: PodOptions): Promise<RunningPod> {
       ...Object.entries(opts.hosts ?? {}).map(([n, a]) => `${a} ${n}`),
     ].join("\n") + "\n",
   );
-  let account: string | undefined;
+  // The kubelet mounts the pod's ServiceAccount token unless told not to; without a cluster the
+  // files are stand-ins (a CA nobody signs with), and no API server address is set.
+  const account = join(base, "serviceaccount");
+  mkdirSync(account);
   const accountEnv: Record<string, string> = {};
   if (opts.account !== undefined) {
-    account = join(base, "serviceaccount");
-    mkdirSync(account);
     writeFileSync(join(account, "token"), opts.account.token);
     writeFileSync(join(account, "ca.crt"), opts.account.ca);
     writeFileSync(join(account, "namespace"), opts.account.namespace);
     accountEnv.KUBERNETES_SERVICE_HOST = opts.account.host;
     accountEnv.KUBERNETES_SERVICE_PORT = opts.account.port;
+  } else {
+    const standIn = selfSignedCertificate(base);
+    writeFileSync(join(account, "token"), "stand-in");
+    writeFileSync(join(account, "ca.crt"), readFileSync(standIn.cert));
+    writeFileSync(join(account, "namespace"), namespace);
   }
   const box = opts.hostNetwork === true ? undefined : await sandbox();
   const sidecar = await opts.sidecar?.(box?.netns);

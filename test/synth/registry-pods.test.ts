@@ -5,10 +5,10 @@
 // config names is a real PostgreSQL reached as the pod would reach its Service (the host name
 // resolves to the pod's loopback, where it listens), with the credentials the rendering mounts.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parse as parseYaml, parseAllDocuments } from "yaml";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PGPASS_INIT_IMAGE } from "../../src/synth/constructs/mcpregistry.js";
 import { loadTexts } from "../../src/synth/load.js";
@@ -37,6 +37,7 @@ import { selfSignedCertificate } from "../support/tls.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const REFERENCE = sharedPath("reference-resources");
+const REFERENCE_CONFIGS = sharedPath("reference-registry-configs");
 
 const missing = podsMissing() ?? (postgresAvailable() ? undefined : "PostgreSQL is missing");
 if (missing !== undefined) {
@@ -45,6 +46,8 @@ if (missing !== undefined) {
 }
 const haveReference =
   missing === undefined && hasSharedData(REFERENCE, "the reference's MCPRegistry forms");
+const haveConfigs =
+  missing === undefined && hasSharedData(REFERENCE_CONFIGS, "the reference's registry configs");
 const referenceMissing = missing ?? referenceRegistryMissing();
 if (missing === undefined && referenceMissing !== undefined)
   console.warn(`rendered pods of the reference's registry server SKIPPED: ${referenceMissing}`);
@@ -55,6 +58,8 @@ type Obj = KubeObject & Record<string, unknown>;
 interface Database {
   /** The host name the config gives (port 5432); it resolves to the pod's loopback. */
   host: string;
+  /** Users and database other than the defaults (db_app, db_migrator, registry). */
+  names?: { user: string; migrationUser: string; database: string };
   /** The passwords the form's Secrets hold; absent: the config names none, logins are trusted. */
   passwords?: { app: string; migrator: string };
 }
@@ -66,13 +71,15 @@ interface Form {
   /** ConfigMaps and Secrets the form names but does not hold, as its user would create them. */
   extra?: string;
   database: Database;
-  /** What the Service's port answers for GET /registry/default/v0.1/servers. */
-  servers: Answer;
+  /** What the Service's port answers for GET /registry/<registry>/v0.1/servers, or why it stops. */
+  servers: Answer | { refused: RegExp };
   /**
    * The same form rendered for the reference's server (`--registry-server=toolhive`): what it
    * answers (default: as ours), or why it does not start.
    */
   reference?: Answer | { refused: RegExp };
+  /** The registry asked for (default `default`). */
+  registry?: string;
 }
 
 interface Answer {
@@ -238,6 +245,61 @@ const REFERENCE_FORMS = (): Form[] => [
   },
 ];
 
+const DEFAULT_ROLES = new Set(["db_app", "db_migrator"]);
+
+/**
+ * A config that asks for a verified certificate of its database host is refused at start, in one
+ * line, by a database whose certificate nobody signed (the test's).
+ */
+const VERIFY_FULL = {
+  servers: { refused: /cannot open the postgres store: self-signed certificate/ },
+};
+
+/**
+ * Each registry-server config of the reference's (written for its server) as the `configYAML`
+ * of an MCPRegistry: our server must serve it as written. Its files and hosts are not there, so
+ * those sources fail; the server is ready and answers all the same.
+ */
+const CONFIG_FORMS = (): Form[] =>
+  readdirSync(REFERENCE_CONFIGS)
+    .filter((f) => f.endsWith(".yaml") && !f.startsWith("with-format-key__"))
+    .sort()
+    .map((file) => {
+      const text = readFileSync(join(REFERENCE_CONFIGS, file), "utf8");
+      const config = parseYaml(text) as {
+        registries: { name: string }[];
+        auth?: { mode?: string };
+        database: {
+          host: string;
+          user?: string;
+          migrationUser?: string;
+          database?: string;
+          sslMode?: string;
+        };
+      };
+      const d = config.database;
+      return {
+        name: `reference config ${file}`,
+        text: `apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPRegistry
+metadata: {name: config}
+spec:
+  configYAML: |
+${indent(text, 4)}`,
+        database: {
+          host: d.host,
+          names: {
+            user: d.user ?? "db_app",
+            migrationUser: d.migrationUser ?? "db_migrator",
+            database: d.database ?? "registry",
+          },
+        },
+        servers: { status: config.auth?.mode === "anonymous" ? 200 : 401 },
+        registry: config.registries[0]!.name,
+        ...(d.sslMode === "verify-full" ? VERIFY_FULL : {}),
+      };
+    });
+
 let tree = "";
 const pods: RunningPod[] = [];
 afterEach(async () => {
@@ -347,7 +409,15 @@ async function runForm(form: Form, program: Program = "mcpfleet"): Promise<void>
               await pg.adminQuery(`ALTER ROLE db_app PASSWORD '${db.passwords.app}'`);
               await pg.adminQuery(`ALTER ROLE db_migrator PASSWORD '${db.passwords.migrator}'`);
             }
-            await pg.createDatabase("registry");
+            if (db.names === undefined) await pg.createDatabase("registry");
+            else {
+              // The users and database a config names, as its administrator created them.
+              const { user, migrationUser, database } = db.names;
+              for (const role of new Set([user, migrationUser])) {
+                if (!DEFAULT_ROLES.has(role)) await pg.adminQuery(`CREATE ROLE "${role}" LOGIN`);
+              }
+              await pg.adminQuery(`CREATE DATABASE "${database}" OWNER "${migrationUser}"`);
+            }
             if (program === "toolhive") await primeForReference(pg, db.passwords?.app ?? "");
             return pg;
           },
@@ -376,7 +446,7 @@ async function runForm(form: Form, program: Program = "mcpfleet"): Promise<void>
   // The registry's own path, which the reference's server answers too.
   const servers = podFetch(
     pod,
-    `http://127.0.0.1:${port}/registry/default/v0.1/servers`,
+    `http://127.0.0.1:${port}/registry/${form.registry ?? "default"}/v0.1/servers`,
   ) as PodResponse;
   expect(servers?.status, pod.log()).toBe(expected.status);
   if (expected.names !== undefined) {
@@ -389,7 +459,7 @@ async function runForm(form: Form, program: Program = "mcpfleet"): Promise<void>
     // The rendered OAuth settings are the ones served.
     const meta = podFetch(pod, `http://127.0.0.1:${port}/.well-known/oauth-protected-resource`);
     expect(meta?.status, pod.log()).toBe(200);
-    expect(JSON.parse(meta!.body)).toMatchObject({ resource: "https://registry.example.com" });
+    expect((JSON.parse(meta!.body) as { resource: string }).resource).toMatch(/^https:\/\//);
   }
 }
 
@@ -404,6 +474,14 @@ describe.skipIf(missing !== undefined)("rendered MCPRegistry pods run our regist
     for (const form of haveReference ? REFERENCE_FORMS() : [])
       it(form.name, () => runForm(form), 120_000);
   });
+
+  describe.skipIf(!haveConfigs)(
+    "the reference's registry configs as configYAML, as written",
+    () => {
+      for (const form of haveConfigs ? CONFIG_FORMS() : [])
+        it(form.name, () => runForm(form), 120_000);
+    },
+  );
 });
 
 describe.skipIf(referenceMissing !== undefined)(
