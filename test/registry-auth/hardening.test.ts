@@ -223,3 +223,29 @@ describe("the answer cache", () => {
     expect(((await list(second)).body.metadata as { count: number }).count).toBe(0);
   });
 });
+
+describe("a provider's files", () => {
+  it("refuses to start when a named file is missing, naming the provider and the field", async () => {
+    const config = {
+      sources: [{ name: "m", managed: {} }],
+      registries: [{ name: "r", sources: ["m"] }],
+      auth: {
+        mode: "oauth",
+        oauth: {
+          resourceUrl: "https://registry.test",
+          providers: [
+            {
+              name: "corp",
+              issuerUrl: "https://sso.example.com",
+              audience: "registry",
+              caCertPath: "/nonexistent/ca.crt",
+            },
+          ],
+        },
+      },
+    };
+    await expect(startRegistry(config)).rejects.toThrow(
+      'auth.oauth.providers "corp": caCertPath /nonexistent/ca.crt: no such file',
+    );
+  });
+});

@@ -2,6 +2,7 @@
 // tokens. Every failure is an Invalid with a reason for the server log only; callers see the
 // RFC 6750 code and nothing else.
 import { readFileSync } from "node:fs";
+import { McpfleetError } from "../../errors.js";
 import { decodeProtectedHeader, jwtVerify, type errors as joseErrors, type JWTPayload } from "jose";
 import { providerRequest, type ProviderHttpOptions } from "./fetch.js";
 import { ProviderKeySet } from "./keys.js";
@@ -59,6 +60,21 @@ export type Validation =
     }
   | { ok: false; reason: string };
 
+/** A file a provider's config names; a failure names the provider and the field. */
+function providerFile(config: ProviderConfig, field: string, path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    const reason =
+      (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message;
+    throw new McpfleetError(
+      "ERR_REGISTRY_CONFIG",
+      `auth.oauth.providers "${config.name}": ${field} ${path}: ${reason}`,
+      { cause: err },
+    );
+  }
+}
+
 export class TokenProvider {
   readonly keys: ProviderKeySet;
   private readonly http: ProviderHttpOptions;
@@ -78,11 +94,13 @@ export class TokenProvider {
       allowPrivateIP: config.allowPrivateIP === true,
       timeoutMs: tuning.httpTimeoutMs,
       maxBytes: 1024 * 1024,
-      ...(config.caCertPath !== undefined ? { ca: readFileSync(config.caCertPath, "utf8") } : {}),
+      ...(config.caCertPath !== undefined
+        ? { ca: providerFile(config, "caCertPath", config.caCertPath) }
+        : {}),
       ...(config.authTokenFile !== undefined ? { authTokenFile: config.authTokenFile } : {}),
     };
     if (config.clientSecretFile !== undefined) {
-      this.clientSecret = readFileSync(config.clientSecretFile, "utf8").trim();
+      this.clientSecret = providerFile(config, "clientSecretFile", config.clientSecretFile).trim();
     }
     const keyOrigin = JSON.stringify([
       config.issuerUrl,
