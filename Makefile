@@ -96,10 +96,12 @@ runtime-tools:
 	@tools/runtime/build.sh $(TOOLS)/runtime $(if $(filter runtime-tools,$(MAKECMDGOALS)),,--optional)
 
 # The ToolHive registry server, built from its sources in ../shared/peers into .tools/peers/ once
-# per machine and source tree: the differential registry test runs it beside ours. Skipped with one
-# line where ../shared/peers is absent (REQUIRE_PEERS=1 fails instead).
+# per machine and source tree, and the official MCP registry, built from the Go module pinned in
+# tools/official/go.mod into .tools/official/: the differential registry tests run them beside
+# ours. Skipped with one line where ../shared/peers or Go is absent (REQUIRE_PEERS=1 fails instead).
 peer-tools:
 	@tools/peers/build.sh $(TOOLS)/peers $(if $(filter peer-tools,$(MAKECMDGOALS)),,--optional)
+	@tools/official/build.sh $(TOOLS)/official $(if $(filter peer-tools,$(MAKECMDGOALS)),,--optional)
 
 # Node NODE_FLOOR and the release before it, from the npm registry into .tools/node-VERSION/, for
 # test/cli/floor.test.ts (once per machine; absent, those tests skip unless REQUIRE_FLOOR_NODE=1).
