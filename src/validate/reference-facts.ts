@@ -57,7 +57,7 @@ export interface ResourceFacts {
   /** The audience it accepts tokens for, when its OIDC configuration reference names one. */
   audience: AudienceUse | undefined;
   /** True when its metadata names no namespace (it is in the run's default one). */
-  namespaceDefaulted?: boolean;
+  namespaceDefaulted: boolean;
   /** MCPOIDCConfig only: the issuer its tokens come from, when its spec says. */
   issuer?: string;
   /** Authorization-server facts (auth-server-refs.ts), for the kinds they concern. */
@@ -313,6 +313,12 @@ function issuerOf(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether the resource's metadata names its namespace (else it is in the run's default). */
+function hasNamespace(value: unknown): boolean {
+  const metadata = isObject(value) ? value.metadata : undefined;
+  return isObject(metadata) && typeof metadata.namespace === "string" && metadata.namespace !== "";
+}
+
 /**
  * The facts of one resource of ours; `patterns` are its kind's reference patterns. References
  * to names `known` says exist already are left out: most of a repository's references name
@@ -333,11 +339,8 @@ export function resourceFacts(
     references: referencesOf(value, patterns, identity.namespace, known),
     workloads: workloadPatterns === undefined ? NONE : workloadNamesOf(value, workloadPatterns),
     audience: audienceOf(kind, value),
+    namespaceDefaulted: !hasNamespace(value),
   };
-  const metadata = isObject(value) ? value.metadata : undefined;
-  if (!isObject(metadata) || typeof metadata.namespace !== "string" || metadata.namespace === "") {
-    facts.namespaceDefaulted = true;
-  }
   if (kind === "MCPOIDCConfig") {
     const issuer = issuerOf(value);
     if (issuer !== undefined) facts.issuer = issuer;

@@ -170,12 +170,12 @@ export class ReferenceLevel {
       references: facts.references,
       workloads: facts.workloads,
       audience: facts.audience,
+      namespaceDefaulted: facts.namespaceDefaulted,
       result: at.result,
       prefix: at.prefix,
       doc: at.doc,
     };
     if (facts.issuer !== undefined) r.issuer = facts.issuer;
-    if (facts.namespaceDefaulted === true) r.namespaceDefaulted = true;
     if (facts.auth !== undefined) {
       r.auth = facts.auth;
       if (r.auth.server !== undefined || r.auth.external !== undefined) {
@@ -432,7 +432,7 @@ function whereElse(
     out +=
       `; it exists in namespace${elsewhere.length > 1 ? "s" : ""} ${shown}, and a reference ` +
       "names a resource of its own namespace";
-    if (r.namespaceDefaulted === true) {
+    if (r.namespaceDefaulted) {
       out += ` (this resource has no metadata.namespace, so it is in ${r.namespace})`;
     }
   }
