@@ -41,6 +41,14 @@ export const DEFAULT_SYNTH_OPTIONS: SynthOptions = {
   embeddingImage: `ghcr.io/huggingface/text-embeddings-inference:${EMBEDDING_VERSION}`,
 };
 
+/** `options` deploying `server` for MCPRegistry, at that server's pinned image. */
+export function withRegistryServer(
+  options: SynthOptions,
+  server: RegistryServerKind,
+): SynthOptions {
+  return { ...options, registryServer: server, registryImage: defaultRegistryImage(server) };
+}
+
 /** The pinned image of each registry server: ours at this package's version, or the reference's. */
 export function defaultRegistryImage(server: RegistryServerKind): string {
   return server === "mcpfleet"

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, startApiProxy } from "../support/cluster/proxy.js";
 import { EXAMPLES, commitFiles, exampleRepo, gitCmd } from "../controller/helpers.js";
-import { harness, testNamespace, until } from "./controller-harness.js";
+import { harness, reportPodReady, testNamespace, until } from "./controller-harness.js";
 import { kubectl } from "./helpers.js";
 
 let proxy: ApiProxy;
@@ -111,27 +111,7 @@ describe.skipIf(noCluster())("cluster target on the API server: apply and no-op"
     expect((await h.reconciler.sync()).kind).toBe("applied");
     // No kubelet: play its part and report fetch's pod Ready; the ReplicaSet and Deployment
     // controllers carry it up to the Deployment's status.
-    const pod = await until("the deployment controller created fetch's pod", async () =>
-      (await h.list("Pod")).find((p) => p.metadata.name.startsWith("fetch-")),
-    );
-    const now = new Date().toISOString();
-    await h.client.mergePatch(
-      { apiVersion: "v1", kind: "Pod", metadata: { name: pod.metadata.name, namespace: h.ns } },
-      {
-        status: {
-          phase: "Running",
-          conditions: [
-            { type: "Ready", status: "True", lastTransitionTime: now },
-            { type: "ContainersReady", status: "True", lastTransitionTime: now },
-          ],
-        },
-      },
-      { subresource: "status", fieldManager: "kubelet-stand-in" },
-    );
-    await until("the Deployment reports a ready replica", async () => {
-      const d = await h.get("Deployment", "fetch");
-      return ((d?.status as { readyReplicas?: number })?.readyReplicas ?? 0) >= 1;
-    });
+    await reportPodReady(h, "fetch");
     // No new commit: the poll refreshes status only, and writes nothing but status.
     proxy.resetRequests();
     expect((await h.reconciler.sync()).kind).toBe("unchanged");

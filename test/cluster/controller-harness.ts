@@ -15,7 +15,9 @@ import { Reconciler } from "../../src/controller/reconciler.js";
 import { ControllerStatus } from "../../src/controller/status.js";
 import { tmp } from "../controller/helpers.js";
 
-export { until } from "./helpers.js";
+import { until } from "./helpers.js";
+
+export { until };
 
 export const GROUP_VERSION = "toolhive.stacklok.dev/v1alpha1";
 
@@ -150,4 +152,33 @@ export function clusterControllerArgs(repo: string, kubeconfig: string): string[
     kubeconfig,
     "--prune",
   ];
+}
+
+/**
+ * Plays the kubelet this control plane lacks: waits for the Deployment controller to create the
+ * pod whose name starts with `prefix`, reports it Ready, and waits until the Deployment counts
+ * it. What stands behind the report is the test's to show (a pod it really runs, or none).
+ */
+export async function reportPodReady(h: Harness, deployment: string): Promise<void> {
+  const pod = await until(`the Deployment controller created ${deployment}'s pod`, async () =>
+    (await h.list("Pod")).find((p) => p.metadata.name.startsWith(`${deployment}-`)),
+  );
+  const now = new Date().toISOString();
+  await h.client.mergePatch(
+    { apiVersion: "v1", kind: "Pod", metadata: { name: pod.metadata.name, namespace: h.ns } },
+    {
+      status: {
+        phase: "Running",
+        conditions: [
+          { type: "Ready", status: "True", lastTransitionTime: now },
+          { type: "ContainersReady", status: "True", lastTransitionTime: now },
+        ],
+      },
+    },
+    { subresource: "status", fieldManager: "kubelet-stand-in" },
+  );
+  await until(`${deployment} reports a ready replica`, async () => {
+    const d = await h.get("Deployment", deployment);
+    return ((d?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) >= 1;
+  });
 }

@@ -21,7 +21,13 @@ import {
   untilPod,
 } from "../support/pod.js";
 import { tmp } from "../controller/helpers.js";
-import { harness, type Harness, testNamespace, until } from "./controller-harness.js";
+import {
+  harness,
+  type Harness,
+  reportPodReady,
+  testNamespace,
+  until,
+} from "./controller-harness.js";
 import { kubectl } from "./helpers.js";
 
 const missing = noCluster() ? "no cluster" : podsMissing();
@@ -196,28 +202,7 @@ describe.skipIf(missing !== undefined)(
       expect(pod.child.exitCode).toBeNull();
 
       // Play the kubelet: the pod answers its readiness probe, so report its pod Ready.
-      const kubePod = await until(
-        "the Deployment controller created the registry's pod",
-        async () => (await h.list("Pod")).find((p) => p.metadata.name.startsWith("catalog-api-")),
-      );
-      const now = new Date().toISOString();
-      await h.client.mergePatch(
-        { apiVersion: "v1", kind: "Pod", metadata: { name: kubePod.metadata.name, namespace: ns } },
-        {
-          status: {
-            phase: "Running",
-            conditions: [
-              { type: "Ready", status: "True", lastTransitionTime: now },
-              { type: "ContainersReady", status: "True", lastTransitionTime: now },
-            ],
-          },
-        },
-        { subresource: "status", fieldManager: "kubelet-stand-in" },
-      );
-      await until("the Deployment reports a ready replica", async () => {
-        const d = await h.get("Deployment", "catalog-api");
-        return ((d?.status as { readyReplicas?: number })?.readyReplicas ?? 0) >= 1;
-      });
+      await reportPodReady(h, "catalog-api");
       expect((await h.reconciler.sync()).kind).toMatch(/applied|unchanged/);
       const status = (await h.get("MCPRegistry", "catalog"))?.status as {
         phase?: string;

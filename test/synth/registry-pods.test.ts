@@ -15,8 +15,8 @@ import { loadTexts } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import {
   DEFAULT_SYNTH_OPTIONS,
-  defaultRegistryImage,
   type SynthOptions,
+  withRegistryServer,
 } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { formatReport } from "../../src/validate/index.js";
@@ -338,11 +338,7 @@ const PROGRAMS = {
     image: (): ImageSpec => mcpfleetImage(tree),
   },
   toolhive: {
-    options: {
-      ...DEFAULT_SYNTH_OPTIONS,
-      registryServer: "toolhive",
-      registryImage: defaultRegistryImage("toolhive"),
-    } satisfies SynthOptions,
+    options: withRegistryServer(DEFAULT_SYNTH_OPTIONS, "toolhive"),
     // Its image holds the one static binary at /main, its entry point.
     image: (): ImageSpec => ({
       files: { "/main": referenceRegistryPath()! },

@@ -15,7 +15,7 @@ import { contentHash } from "../../src/synth/hash.js";
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { loadTexts, resourcesOfText } from "../../src/synth/load.js";
 import type { KubeObject, Resource } from "../../src/synth/model.js";
-import { DEFAULT_SYNTH_OPTIONS, defaultRegistryImage } from "../../src/synth/options.js";
+import { DEFAULT_SYNTH_OPTIONS, withRegistryServer } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { projectVersion } from "../../src/project.js";
 import { REFERENCE_RESOURCES } from "../schema/helpers.js";
@@ -228,11 +228,7 @@ describe("MCPRegistry with configYAML", async () => {
   it("runs the reference's server with serve --config=/config/config.yaml when asked", () => {
     const reference = synthesize(
       objectsInput,
-      {
-        ...DEFAULT_SYNTH_OPTIONS,
-        registryServer: "toolhive",
-        registryImage: defaultRegistryImage("toolhive"),
-      },
+      withRegistryServer(DEFAULT_SYNTH_OPTIONS, "toolhive"),
       only,
     ).objects;
     const c = api(reference, "verbatim");
@@ -315,11 +311,7 @@ describe("MCPRegistry with configYAML", async () => {
   it("gives the reference's server the services, leases and events it uses as well", () => {
     const reference = synthesize(
       objectsInput,
-      {
-        ...DEFAULT_SYNTH_OPTIONS,
-        registryServer: "toolhive",
-        registryImage: defaultRegistryImage("toolhive"),
-      },
+      withRegistryServer(DEFAULT_SYNTH_OPTIONS, "toolhive"),
       only,
     ).objects;
     const role = find(reference, "Role", "verbatim-registry-api");
@@ -422,11 +414,7 @@ describe("MCPRegistry with the legacy typed fields", async () => {
   it("writes the passwords into a pgpass file for the reference's server, which reads no password files", async () => {
     const reference = synthesize(
       await load(LEGACY),
-      {
-        ...DEFAULT_SYNTH_OPTIONS,
-        registryServer: "toolhive",
-        registryImage: defaultRegistryImage("toolhive"),
-      },
+      withRegistryServer(DEFAULT_SYNTH_OPTIONS, "toolhive"),
       only,
     ).objects;
     const cm = find(reference, "ConfigMap", "legacy-registry-server-config");

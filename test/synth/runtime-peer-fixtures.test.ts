@@ -10,7 +10,7 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { loadTexts } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
-import { DEFAULT_SYNTH_OPTIONS, defaultRegistryImage } from "../../src/synth/options.js";
+import { DEFAULT_SYNTH_OPTIONS, withRegistryServer } from "../../src/synth/options.js";
 import { synthesize } from "../../src/synth/render.js";
 import { SHARED_DATA } from "../schema/helpers.js";
 import { hasSharedData } from "../support/shared-data.js";
@@ -37,11 +37,7 @@ const DELIBERATE: RegExp[] = [
 const TARGET = 0.98;
 
 /** The reference's programs throughout: an MCPRegistry deploys its registry server. */
-const REFERENCE_PROGRAMS = {
-  ...DEFAULT_SYNTH_OPTIONS,
-  registryServer: "toolhive",
-  registryImage: defaultRegistryImage("toolhive"),
-} as const;
+const REFERENCE_PROGRAMS = withRegistryServer(DEFAULT_SYNTH_OPTIONS, "toolhive");
 
 /**
  * An input as the reference's API server reads it. The Go builders' fixtures are their structs
