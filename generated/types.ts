@@ -1220,6 +1220,10 @@ export interface EmbeddedRegistryServerConfig {
   telemetry?: RegistryTelemetryConfig;
   audit?: EmbeddedAuditConfig;
   adminSources?: AdminSourcesConfig;
+  /**
+   * The web catalog at /ui/ (docs/registry-ui.md): on by default; `false` turns it off. An object configures sign-in, which oauth mode needs for people to see entries there.
+   */
+  ui?: boolean | UiConfig;
 }
 /**
  * A data source. Exactly one of git, api, url, file (synced on syncPolicy.interval), kubernetes (discovered from cluster resources) or managed (written through the API).
@@ -1562,6 +1566,38 @@ export interface AdminSourcesConfig {
    * Allow allowed hosts that resolve to loopback, private or link-local addresses (as `allowPrivateIP` does for OAuth providers).
    */
   allowPrivateIP?: boolean;
+}
+/**
+ * The web catalog's settings.
+ */
+export interface UiConfig {
+  /**
+   * Whether the server answers /ui/ (and redirects a browser asking for / there).
+   */
+  enabled?: boolean;
+  signIn?: UiSignIn;
+}
+/**
+ * Sign-in of people with the authorization code flow and PKCE against one of auth.oauth.providers. The provider must list the redirect URL for this client and issue access tokens for the provider's audience (the catalog then shows what the API would show that token).
+ */
+export interface UiSignIn {
+  /**
+   * Name of the provider in auth.oauth.providers. Absent, the first one.
+   */
+  provider?: string;
+  /**
+   * The catalog's OAuth client id at the provider.
+   */
+  clientId: string;
+  /**
+   * File holding the client secret (absent, a public client relying on PKCE).
+   */
+  clientSecretFile?: string;
+  redirectUrl?: HTTPURL;
+  /**
+   * Scopes requested besides openid.
+   */
+  scopes?: string[];
 }
 /**
  * Telemetry configuration embedded in runner and virtual-server configuration.

@@ -13,6 +13,7 @@ import type { ValidationTuning } from "./auth/provider.js";
 import { AllowAllAuthorizer, type Authorizer } from "./http/auth.js";
 import { RegistryMetrics } from "./http/metrics.js";
 import { buildHttpServer } from "./http/server.js";
+import { uiSettings } from "./ui/config.js";
 import { locationPolicy } from "./sources/location.js";
 import { SyncScheduler } from "./sources/scheduler.js";
 import { DEFAULT_MAX_META_SIZE, openStore } from "./store/open.js";
@@ -120,6 +121,7 @@ export class RegistryServer {
         bodyLimit: settings.bodyLimit ?? 1024 * 1024,
         requestTimeoutMs: settings.requestTimeoutMs ?? 30_000,
         locations: { policy: adminPolicy, baseDir: loaded.baseDir },
+        ui: uiSettings(loaded),
         ...(cfg.defaultRegistry !== undefined ? { defaultRegistry: cfg.defaultRegistry } : {}),
         ...(settings.firstSyncDeadlineMs !== undefined
           ? { firstSyncDeadlineMs: settings.firstSyncDeadlineMs }

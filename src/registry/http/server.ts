@@ -33,6 +33,8 @@ import {
   sendProblem,
 } from "./problem.js";
 import { ViewCache } from "./views.js";
+import { UI_PUBLIC_PATHS, uiRoutes } from "../ui/plugin.js";
+import type { UiSettings } from "../ui/config.js";
 
 export interface HttpOptions {
   store: Store;
@@ -52,6 +54,8 @@ export interface HttpOptions {
   firstSyncDeadlineMs?: number;
   /** Where sources created through the admin API may read (config `adminSources`). */
   locations: { policy: LocationPolicy; baseDir: string };
+  /** The web catalog at /ui/ (config `ui`; on when absent). */
+  ui?: UiSettings;
   /** The registry also served at the root (`/v0.1/...`; config `defaultRegistry`). */
   defaultRegistry?: string;
 }
@@ -175,7 +179,11 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     },
   });
 
-  const extraPublic = opts.authorizer.publicPaths();
+  // The catalog signs people in itself (session cookie), so the API's token check skips it.
+  const extraPublic = [
+    ...opts.authorizer.publicPaths(),
+    ...(opts.ui?.enabled === false ? [] : UI_PUBLIC_PATHS),
+  ];
 
   app.addHook("onRequest", async (req) => {
     const path = req.url.split("?")[0] ?? "/";
@@ -309,5 +317,8 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
   await app.register(sourceRoutes, ctx);
   await app.register(registryRoutes, ctx);
   await app.register(entryRoutes, ctx);
+  if (opts.ui?.enabled !== false) {
+    await app.register(uiRoutes, { ...ctx, ui: opts.ui ?? { enabled: true } });
+  }
   return app;
 }

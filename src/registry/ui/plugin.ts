@@ -1,0 +1,279 @@
+// The web catalog: a Fastify plugin serving /ui/ (and sending a browser that asks for / there).
+// Pages are rendered from the store through the same Authorizer as the API: a person sees the
+// registries and entries the API would show the same caller.
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+import { isMcpfleetError, McpfleetError } from "../../errors.js";
+import { ANONYMOUS, type Principal } from "../http/auth.js";
+import { claimsOf, readableRegistry, type RouteContext } from "../http/context.js";
+import { problemOf, sendProblem } from "../http/problem.js";
+import { CatalogCache, parseFilters, selectPage } from "./catalog.js";
+import type { UiSettings } from "./config.js";
+import { catalogPage, messagePage, operatorsPage, serverPage, type Viewer } from "./pages.js";
+import { SignIn } from "./session.js";
+import { APP_CSS, APP_JS } from "./static.js";
+
+export interface UiOptions extends RouteContext {
+  ui: UiSettings;
+}
+
+/** Paths the API's authentication leaves to the catalog, which signs people in itself. */
+export const UI_PUBLIC_PATHS = ["/", "/ui", "/ui/*"];
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+interface Caller {
+  principal: Principal;
+  viewer: Viewer;
+}
+
+function wantsHtml(req: FastifyRequest): boolean {
+  return (req.headers.accept ?? "").includes("text/html");
+}
+
+export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
+  const { store, authorizer } = ctx;
+  const catalog = new CatalogCache(store);
+  const signIn = ctx.ui.signIn !== undefined ? new SignIn(ctx.ui.signIn, authorizer) : undefined;
+  const anonymousMode = authorizer.publicPaths().includes("*");
+
+  // Pages, not API operations: they stay out of /openapi.json.
+  app.addHook("onRoute", (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: 4096 },
+    (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
+
+  app.addHook("onSend", async (_req, reply, payload) => {
+    reply
+      .header("content-security-policy", CSP)
+      .header("x-content-type-options", "nosniff")
+      .header("x-frame-options", "DENY")
+      .header("referrer-policy", "same-origin")
+      .header("cross-origin-opener-policy", "same-origin");
+    return payload;
+  });
+
+  async function callerOf(req: FastifyRequest): Promise<Caller> {
+    let principal: Principal = ANONYMOUS;
+    let signedIn = false;
+    let csrf: string | undefined;
+    let subject: string | undefined;
+    if (req.headers.authorization !== undefined) {
+      // A caller with a token (a script, the bench) sees what that token sees.
+      principal = await authorizer.authenticate(req);
+    } else if (signIn !== undefined) {
+      const s = await signIn.principal(req);
+      if (s !== undefined) {
+        principal = s.principal;
+        signedIn = true;
+        csrf = s.csrf;
+        subject = s.subject ?? s.principal.subject;
+      }
+    }
+    const can = (kind: "manageSources" | "manageRegistries"): boolean => {
+      try {
+        authorizer.authorize(principal, { kind });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const viewer: Viewer = {
+      signInAvailable: signIn !== undefined,
+      signedIn,
+      operator: can("manageSources") || can("manageRegistries"),
+      ...(csrf !== undefined ? { csrf } : {}),
+      ...(subject !== undefined ? { subject } : {}),
+    };
+    return { principal, viewer };
+  }
+
+  /** Without a signed-in person in oauth mode there is nothing to show but the sign-in. */
+  function needsSignIn(c: Caller): boolean {
+    return !anonymousMode && c.principal.anonymous;
+  }
+
+  function page(reply: FastifyReply, body: string, status = 200): FastifyReply {
+    return reply
+      .code(status)
+      .header("content-type", "text/html; charset=utf-8")
+      .header("cache-control", "no-store")
+      .send(body);
+  }
+
+  function signInPage(reply: FastifyReply, c: Caller): FastifyReply {
+    return page(
+      reply,
+      messagePage(
+        c.viewer,
+        "Sign in",
+        signIn !== undefined
+          ? "This registry shows its servers to signed-in people only."
+          : "This registry needs an access token; the catalog has no sign-in configured (ui.signIn).",
+        true,
+      ),
+      401,
+    );
+  }
+
+  async function readableRegistries(principal: Principal): Promise<string[]> {
+    const all = await store.listRegistries();
+    return all
+      .filter((r) => {
+        try {
+          authorizer.authorize(principal, {
+            kind: "readRegistry",
+            registry: r.name,
+            ...(r.claims !== undefined ? { claims: r.claims } : {}),
+          });
+          return true;
+        } catch {
+          return false;
+        }
+      })
+      .map((r) => r.name)
+      .sort();
+  }
+
+  app.setErrorHandler(async (err: Error, req, reply) => {
+    const status = isMcpfleetError(err) ? err.status : 500;
+    if (status >= 500) req.log.error({ err }, "ui request failed");
+    const c: Caller = {
+      principal: ANONYMOUS,
+      viewer: { signInAvailable: signIn !== undefined, signedIn: false, operator: false },
+    };
+    const text = status >= 500 ? "The server failed to answer; see its log." : err.message;
+    return page(
+      reply,
+      messagePage(
+        c.viewer,
+        status === 404 ? "Not found" : "Cannot show this",
+        text,
+        status === 401,
+      ),
+      status,
+    );
+  });
+
+  app.get("/", async (req, reply) => {
+    if (wantsHtml(req)) return reply.redirect("/ui/", 302);
+    return sendProblem(reply, problemOf("ERR_NOT_FOUND", "no route for GET /", req.url));
+  });
+
+  app.get("/ui/static/app.js", async (_req, reply) =>
+    reply
+      .header("content-type", "text/javascript; charset=utf-8")
+      .header("cache-control", "public, max-age=86400")
+      .send(APP_JS),
+  );
+  app.get("/ui/static/app.css", async (_req, reply) =>
+    reply
+      .header("content-type", "text/css; charset=utf-8")
+      .header("cache-control", "public, max-age=86400")
+      .send(APP_CSS),
+  );
+
+  app.get<{ Querystring: Record<string, string | undefined> }>("/ui", async (req, reply) => {
+    const c = await callerOf(req);
+    if (needsSignIn(c)) return signInPage(reply, c);
+    const names = await readableRegistries(c.principal);
+    const wanted = req.query.registry;
+    const name = wanted !== undefined && wanted !== "" ? wanted : names[0];
+    if (name === undefined) {
+      return page(reply, messagePage(c.viewer, "Catalog", "No registry is open to you."));
+    }
+    const reg = await readableRegistry(ctx, c.principal, name);
+    const all = await catalog.summaries(reg.name, reg.sources);
+    const f = parseFilters(req.query);
+    const result = selectPage(all, (claims) => authorizer.entryVisible(c.principal, claims), f);
+    return page(reply, catalogPage(c.viewer, names, reg.name, f, result));
+  });
+
+  app.get<{ Querystring: Record<string, string | undefined> }>("/ui/server", async (req, reply) => {
+    const c = await callerOf(req);
+    if (needsSignIn(c)) return signInPage(reply, c);
+    const { registry, name, version } = req.query;
+    if (registry === undefined || name === undefined || name.length > 200) {
+      throw new McpfleetError("ERR_INVALID_PARAMETER", "the address needs a registry and a name");
+    }
+    const reg = await readableRegistry(ctx, c.principal, registry);
+    const list = (await store.listVersions(reg.sources, name, { includeDeleted: true })).filter(
+      (e) => authorizer.entryVisible(c.principal, e.claims),
+    );
+    if (list.length === 0) {
+      throw new McpfleetError(
+        "ERR_SERVER_NOT_FOUND",
+        `registry "${reg.name}" has no server "${name}"`,
+      );
+    }
+    // listVersions gives the highest version first: the newest.
+    const shown =
+      version !== undefined
+        ? list.find((e) => e.version === version)
+        : (list.find((e) => e.isLatest) ?? list[0]);
+    if (shown === undefined) {
+      throw new McpfleetError(
+        "ERR_VERSION_NOT_FOUND",
+        `server "${name}" has no version "${version}"`,
+      );
+    }
+    return page(reply, serverPage(c.viewer, reg.name, list, shown));
+  });
+
+  app.get("/ui/operators", async (req, reply) => {
+    const c = await callerOf(req);
+    if (needsSignIn(c)) return signInPage(reply, c);
+    if (!c.viewer.operator) {
+      throw new McpfleetError(
+        "ERR_FORBIDDEN",
+        "the operators' view needs the manageSources or manageRegistries role",
+      );
+    }
+    const [sources, status, registries] = await Promise.all([
+      store.listSources(),
+      store.listStatus(),
+      store.listRegistries(),
+    ]);
+    return page(
+      reply,
+      operatorsPage(
+        c.viewer,
+        sources
+          .filter((s) => authorizer.resourceVisible(c.principal, claimsOf(s.config.claims)))
+          .map((source) => ({ source, status: status.get(source.name) })),
+        registries
+          .filter((r) => authorizer.resourceVisible(c.principal, r.claims))
+          .map((r) => ({ ...r })),
+      ),
+    );
+  });
+
+  app.get("/ui/login", async (req, reply) => {
+    if (signIn === undefined) throw new McpfleetError("ERR_NOT_FOUND", "sign-in is not configured");
+    return signIn.start(req, reply, "/ui/");
+  });
+  app.get("/ui/callback", async (req, reply) => {
+    if (signIn === undefined) throw new McpfleetError("ERR_NOT_FOUND", "sign-in is not configured");
+    return signIn.finish(req, reply);
+  });
+  app.post("/ui/logout", async (req, reply) => {
+    if (signIn === undefined) return reply.redirect("/ui/", 303);
+    return signIn.signOut(req, reply);
+  });
+  done();
+};
