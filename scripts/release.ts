@@ -175,4 +175,8 @@ const out = join(outDir, name);
 copyFileSync(cached, `${out}.partial`);
 chmodSync(`${out}.partial`, 0o755);
 renameSync(`${out}.partial`, out);
+// The checksum file the Action and the pre-commit hook check a download against
+// (scripts/fetch-executable.sh), in sha256sum's format.
+const sum = createHash("sha256").update(readFileSync(out)).digest("hex");
+writeFileSync(`${out}.sha256`, `${sum}  ${name}\n`);
 console.log(relative(process.cwd(), out) || out);

@@ -2,13 +2,17 @@
 // with no Node installed. Built here from the sources (kept under .tools/release/ by digest, so
 // only a change rebuilds it), then run with an empty PATH and no project directory around it.
 import { spawnSync } from "node:child_process";
+import { createReadStream, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { arch } from "node:os";
-import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { basename, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { testNamespace } from "../cluster/controller-harness.js";
 import { client, installCrds } from "../cluster/helpers.js";
-import { root } from "./helpers.js";
+import { examples, root } from "./helpers.js";
 import {
   type Cli,
   appliesDryRun,
@@ -49,9 +53,7 @@ describe("the single executable", () => {
   it("registry serve on the embedded store", () => servesRegistry(cli));
 
   it("validates core kinds with the Kubernetes schemas built into it", async () => {
-    const dir = scratch("executable-kube");
-    const file = join(dir, "deploy.yaml");
-    const { writeFileSync } = await import("node:fs");
+    const file = join(scratch("executable-kube"), "deploy.yaml");
     writeFileSync(
       file,
       "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: two}\n---\n" +
@@ -83,4 +85,148 @@ describe("the single executable", () => {
     },
     120_000,
   );
+});
+
+// The Action and the pre-commit hook fetch the executable of their release over HTTP: here the
+// release directory `make release` wrote, served on the loopback interface.
+let server: Server | undefined;
+let releaseUrl = "";
+afterAll(() => server?.close());
+
+async function serveRelease(): Promise<string> {
+  if (server !== undefined) return releaseUrl;
+  server = createServer((req, res) => {
+    const file = join(out, basename(req.url ?? "/"));
+    if (!existsSync(file)) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200);
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return (releaseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+}
+
+const INVALID = `apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPServer
+metadata:
+  name: typo
+spec:
+  image: ghcr.io/example/server:1.0.0
+  transprot: stdio
+`;
+
+/**
+ * Runs a script of scripts/ as the Action or pre-commit would: bash, a plain PATH. Not waited
+ * for synchronously: the release is served from this process.
+ */
+function script(name: string, args: string[], env: NodeJS.ProcessEnv) {
+  return run(
+    {
+      argv: ["/bin/bash", join(root, "scripts", name)],
+      env: { PATH: "/usr/bin:/bin", HOME: scratch("integration-home"), ...env },
+    },
+    args,
+    scratch("integration-cwd"),
+  );
+}
+
+describe("integrations that fetch the executable instead of building", () => {
+  it("action.yml installs the executable of its release, then validates with it", async () => {
+    const action = parse(readFileSync(join(root, "action.yml"), "utf8")) as {
+      runs: { using: string; steps: { run?: string; uses?: string }[] };
+    };
+    expect(action.runs.using).toBe("composite");
+    expect(action.runs.steps.map((s) => s.run ?? s.uses)).toEqual([
+      'bash "$GITHUB_ACTION_PATH/scripts/action-install.sh"',
+      'bash "$GITHUB_ACTION_PATH/scripts/action-validate.sh"',
+    ]);
+    const runner = scratch("runner");
+    const githubEnv = join(runner, "env");
+    const githubPath = join(runner, "path");
+    const install = await script("action-install.sh", [], {
+      GITHUB_ACTION_PATH: root,
+      MCPFLEET_RELEASE_URL: await serveRelease(),
+      RUNNER_TOOL_CACHE: join(runner, "tool-cache"),
+      GITHUB_ENV: githubEnv,
+      GITHUB_PATH: githubPath,
+    });
+    expect(install.status, install.stderr).toBe(0);
+    const exported = Object.fromEntries(
+      readFileSync(githubEnv, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => l.split("=", 2) as [string, string]),
+    );
+    expect(exported.MCPFLEET_EXECUTABLE).toMatch(/tool-cache\/mcpfleet\/[^/]+\/mcpfleet-linux-/);
+    expect(readFileSync(githubPath, "utf8").trim()).toBe(join(exported.MCPFLEET_EXECUTABLE!, ".."));
+
+    const ok = await script("action-validate.sh", [], {
+      ...exported,
+      MCPFLEET_PATHS: `${join(examples, "resources")} ${join(examples, "gitops")}`,
+      MCPFLEET_ARGS: "--summary",
+    });
+    expect(ok.stderr).toBe("");
+    expect(ok.stdout).toMatch(/resources: \d+ valid, 0 invalid/);
+    expect(ok.status).toBe(0);
+    const typo = join(scratch("typo"), "typo.yaml");
+    writeFileSync(typo, INVALID);
+    const bad = await script("action-validate.sh", [], {
+      ...exported,
+      MCPFLEET_PATHS: typo,
+      MCPFLEET_ARGS: "-o junit",
+    });
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain("<testsuites");
+    expect(bad.stdout).toContain("transprot");
+  });
+
+  it("the pre-commit hook fetches it once and validates the files of a commit", async () => {
+    const hooks = parse(readFileSync(join(root, ".pre-commit-hooks.yaml"), "utf8")) as {
+      id: string;
+      entry: string;
+      language: string;
+      require_serial: boolean;
+    }[];
+    const hook = hooks.find((h) => h.id === "mcpfleet-validate");
+    expect(hook).toMatchObject({ language: "script", require_serial: true });
+    const [entry, ...args] = hook!.entry.split(" ");
+    expect(entry).toBe("scripts/hook-validate.sh");
+    const env = { MCPFLEET_RELEASE_URL: await serveRelease(), XDG_CACHE_HOME: scratch("cache") };
+    // pre-commit appends the staged files; a server whose group is in another file passes.
+    const ok = await script(
+      basename(entry!),
+      [...args, join(examples, "resources", "mcpserver-sse.yaml")],
+      env,
+    );
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    const typo = join(scratch("typo"), "typo.yaml");
+    writeFileSync(typo, INVALID);
+    // The second run uses the cached executable: a release URL that serves nothing is not asked.
+    const bad = await script(basename(entry!), [...args, typo], {
+      ...env,
+      MCPFLEET_RELEASE_URL: "http://127.0.0.1:9/nothing",
+    });
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain('unknown field "transprot"');
+  });
+
+  it("a download that does not match the release's SHA-256 is refused", async () => {
+    const url = await serveRelease();
+    const tampered = scratch("tampered");
+    const name = basename(executable);
+    // A release whose checksum file names other content.
+    const sums = join(out, `${name}.sha256`);
+    const original = readFileSync(sums, "utf8");
+    writeFileSync(sums, `${"0".repeat(64)}  ${name}\n`);
+    try {
+      const r = await script("fetch-executable.sh", [url, tampered], {});
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/does not match its SHA-256/);
+      expect(existsSync(join(tampered, name))).toBe(false);
+    } finally {
+      writeFileSync(sums, original);
+    }
+  });
 });
