@@ -50,6 +50,7 @@ function layout(
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · mcpfleet registry</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/ui/static/app.css?v=${ASSET_VERSION}" />
         <script src="/ui/static/app.js?v=${ASSET_VERSION}" defer></script>
       </head>
