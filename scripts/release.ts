@@ -47,17 +47,15 @@ function filesUnder(dir: string, ext: string): string[] {
   return out.sort();
 }
 
-// What the CLI reads from its installation (src/assets.ts), as the npm package ships it.
-const files: Record<string, string> = {};
-for (const path of [
+// What the CLI reads from its installation (src/assets.ts), as the npm package ships it: SEA
+// assets, read when asked for.
+const files = [
   "package.json",
   "generated/schemas.json",
   ...filesUnder("schemas", ".yaml"),
   ...filesUnder("crds", ".yaml"),
   ...filesUnder("docs", ".md"),
-]) {
-  files[path] = readFileSync(join(root, path), "utf8");
-}
+];
 
 // kubernetes-models' group and version directories, each module with its loader; the package's
 // own index and schema modules are reached through those.
@@ -70,13 +68,37 @@ const loaders = models.map((p) => {
   return `${JSON.stringify(p)}: () => import(${JSON.stringify(specifier)})`;
 });
 
+// The models (thousands of modules) and the precompiled validators are bundles of their own,
+// SEA assets compiled on first use: in the main script, V8 would load them at every start,
+// --version included.
+const LAZY_BUNDLES = {
+  "kube-models.cjs": `module.exports = {${loaders.join(",\n")}};`,
+  "validators.cjs": `module.exports = require("./generated/validators.cjs");`,
+};
+
 const entry = `
 import { provideBundledInstallation } from "./src/assets.ts";
-import validators from "./generated/validators.cjs";
+const sea = require("node:sea");
+const vm = require("node:vm");
+const lazyBundles = new Map();
+function lazyBundle(name) {
+  let loaded = lazyBundles.get(name);
+  if (loaded === undefined) {
+    const module = { exports: {} };
+    vm.compileFunction(sea.getAsset(name, "utf8"), ["exports", "require", "module"], {
+      filename: name,
+    })(module.exports, require, module);
+    lazyBundles.set(name, (loaded = module.exports));
+  }
+  return loaded;
+}
 provideBundledInstallation({
-  files: ${JSON.stringify(files)},
-  validators,
-  kubeModels: {${loaders.join(",\n")}},
+  paths: ${JSON.stringify(files)},
+  read: (path) => sea.getAsset(path, "utf8"),
+  validators: () => lazyBundle("validators.cjs"),
+  kubeModels: Object.fromEntries(
+    ${JSON.stringify(models)}.map((p) => [p, async () => lazyBundle("kube-models.cjs")[p]()]),
+  ),
 });
 // Started only once the installation is in place.
 import("./src/cli/main.ts");
@@ -115,13 +137,11 @@ const userlandPunycode: Plugin = {
 const work = join(root, ".tools", "release");
 mkdirSync(work, { recursive: true });
 const bundlePath = join(work, `${name}.cjs`);
-const result = await build({
-  stdin: { contents: entry, resolveDir: root, sourcefile: "sea-entry.ts", loader: "ts" },
+const options = {
   bundle: true,
   platform: "node",
   format: "cjs",
-  target: "node24",
-  outfile: bundlePath,
+  target: `node${process.versions.node.split(".")[0]}`,
   minify: true,
   keepNames: true,
   legalComments: "none",
@@ -131,12 +151,31 @@ const result = await build({
   define: { "import.meta.url": JSON.stringify("file:///mcpfleet-single-executable/") },
   plugins: [bundledRequire, userlandPunycode],
   logLevel: "error",
-});
-if (result.errors.length > 0) process.exit(1);
+} as const;
+const bundles = [
+  { path: bundlePath, contents: entry },
+  ...Object.entries(LAZY_BUNDLES).map(([name, contents]) => ({
+    path: join(work, name),
+    contents,
+  })),
+];
+for (const { path, contents } of bundles) {
+  const result = await build({
+    ...options,
+    stdin: { contents, resolveDir: root, sourcefile: "sea-entry.ts", loader: "ts" },
+    outfile: path,
+  });
+  if (result.errors.length > 0) process.exit(1);
+}
+const assets: Record<string, string> = {
+  ...Object.fromEntries(files.map((f) => [f, join(root, f)])),
+  ...Object.fromEntries(Object.keys(LAZY_BUNDLES).map((name) => [name, join(work, name)])),
+};
 
 const nodeBinary = process.execPath;
-const digest = createHash("sha256")
-  .update(readFileSync(bundlePath))
+const hash = createHash("sha256").update(readFileSync(bundlePath));
+for (const [name, path] of Object.entries(assets)) hash.update(name).update(readFileSync(path));
+const digest = hash
   .update(process.version)
   .update(readFileSync(nodeBinary))
   .digest("hex")
@@ -153,6 +192,7 @@ if (!existsSync(cached)) {
       main: bundlePath,
       output: blob,
       disableExperimentalSEAWarning: true,
+      assets,
       // V8's compiled code of the bundle: start-up parses next to nothing.
       useCodeCache: true,
     }),
@@ -169,6 +209,12 @@ if (!existsSync(cached)) {
   });
   rmSync(blob);
   renameSync(partial, cached);
+  // Executables of earlier inputs: about 135 MB each, never used again.
+  for (const entry of readdirSync(work)) {
+    if (/^[0-9a-f]{16}$/.test(entry) && entry !== digest) {
+      rmSync(join(work, entry), { recursive: true, force: true });
+    }
+  }
 }
 mkdirSync(outDir, { recursive: true });
 const out = join(outDir, name);

@@ -10,10 +10,12 @@ import { projectRoot } from "./project.js";
 
 /** What the single executable's entry hands over before the CLI starts. */
 export interface BundledInstallation {
-  /** Each file's text, by its path relative to the package root (forward slashes). */
-  files: Readonly<Record<string, string>>;
-  /** generated/validators.cjs, bundled with the code. */
-  validators: unknown;
+  /** The files built in, by path relative to the package root (forward slashes). */
+  paths: readonly string[];
+  /** One of those files' text. */
+  read(path: string): string;
+  /** generated/validators.cjs, loaded. */
+  validators(): unknown;
   /** kubernetes-models' modules by path in the package (`apps/v1/Deployment.js`). */
   kubeModels: Readonly<Record<string, () => Promise<unknown>>>;
 }
@@ -34,9 +36,10 @@ export function installedPlace(dir: string): string {
 /** The text of one file of the installation (`generated/schemas.json`). */
 export function installedText(path: string): string {
   if (bundled === undefined) return readFileSync(join(projectRoot(), path), "utf8");
-  const text = bundled.files[path];
-  if (text === undefined) throw new Error(`mcpfleet: ${path} is not built into this executable`);
-  return text;
+  if (!bundled.paths.includes(path)) {
+    throw new Error(`mcpfleet: ${path} is not built into this executable`);
+  }
+  return bundled.read(path);
 }
 
 export interface InstalledFile {
@@ -49,9 +52,9 @@ export interface InstalledFile {
 export function installedFiles(dir: string, ext: string): InstalledFile[] {
   const out: InstalledFile[] = [];
   if (bundled !== undefined) {
-    for (const [path, text] of Object.entries(bundled.files)) {
+    for (const path of bundled.paths) {
       if (path.startsWith(dir + "/") && path.endsWith(ext)) {
-        out.push({ path: path.slice(dir.length + 1), text });
+        out.push({ path: path.slice(dir.length + 1), text: bundled.read(path) });
       }
     }
   } else {
@@ -75,7 +78,7 @@ export function installedFiles(dir: string, ext: string): InstalledFile[] {
 
 /** generated/validators.cjs, loaded (throws when it was never generated). */
 export function installedValidators(): unknown {
-  if (bundled !== undefined) return bundled.validators;
+  if (bundled !== undefined) return bundled.validators();
   return createRequire(join(projectRoot(), "package.json"))("./generated/validators.cjs");
 }
 

@@ -1,0 +1,64 @@
+// The single executable (`make release`, scripts/release.ts): its size, and its start-up next to
+// the npm installation's. Reported: the file's size (ratio to the Node binary it is made of), the
+// median wall time of `mcpfleet-linux-<arch> --version` (ratio to `node bin/mcpfleet.js
+// --version`, target <= 1.2), and of a one-file validate, which loads the schemas and
+// validators built into it (ratio to the same run through bin/mcpfleet.js).
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { arch, tmpdir } from "node:os";
+import { join } from "node:path";
+
+const STARTUP_LIMIT = 1.2;
+const RUNS = 15;
+const root = join(import.meta.dirname, "..");
+const out = mkdtempSync(join(tmpdir(), "bench-executable-"));
+
+try {
+  const built = spawnSync(
+    process.execPath,
+    ["--import", "tsx", join(root, "scripts", "release.ts"), "--out", out],
+    { cwd: root, encoding: "utf8" },
+  );
+  if (built.status !== 0) throw new Error(`scripts/release.ts failed: ${built.stderr}`);
+  const executable = join(out, `mcpfleet-linux-${arch()}`);
+  const bin = join(root, "bin", "mcpfleet.js");
+  const file = join(root, "examples", "resources", "mcpserver-sse.yaml");
+
+  const sizeMb = statSync(executable).size / 2 ** 20;
+  const nodeMb = statSync(process.execPath).size / 2 ** 20;
+  console.log(
+    `bench: executable-size ${sizeMb.toFixed(1)} MB ratio=${(sizeMb / nodeMb).toFixed(2)} ` +
+      `(to the Node ${process.version} binary it is made of, ${nodeMb.toFixed(1)} MB)`,
+  );
+
+  /** Median wall time of `argv`, in ms, after one run that warms the disk cache. */
+  const median = (argv: string[]): number => {
+    const times: number[] = [];
+    for (let i = 0; i <= RUNS; i++) {
+      const t = performance.now();
+      const r = spawnSync(argv[0]!, argv.slice(1), { cwd: out, encoding: "utf8" });
+      const ms = performance.now() - t;
+      if (r.status !== 0 && r.status !== 1) throw new Error(`${argv.join(" ")}: ${r.stderr}`);
+      if (i > 0) times.push(ms);
+    }
+    times.sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)]!;
+  };
+
+  const exeVersion = median([executable, "--version"]);
+  const nodeVersion = median([process.execPath, bin, "--version"]);
+  console.log(
+    `bench: executable-startup ${Math.round(exeVersion)} ms ratio=${(exeVersion / nodeVersion).toFixed(2)} ` +
+      `(--version, to node bin/mcpfleet.js --version at ${Math.round(nodeVersion)} ms; ` +
+      `target <= ${STARTUP_LIMIT})`,
+  );
+  const exeValidate = median([executable, "validate", "--allow-missing-refs", file]);
+  const nodeValidate = median([process.execPath, bin, "validate", "--allow-missing-refs", file]);
+  console.log(
+    `bench: executable-validate-one-file ${Math.round(exeValidate)} ms ` +
+      `ratio=${(exeValidate / nodeValidate).toFixed(2)} ` +
+      `(to node bin/mcpfleet.js at ${Math.round(nodeValidate)} ms)`,
+  );
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
