@@ -128,7 +128,13 @@ test-e2e: install
 synth: build
 	$(RUN) build/src/cli/main.js synth examples --output-dir dist
 
-bench: build
+# kubeconform, the peer `make bench` times validate against, built from the Go module pinned in
+# tools/kubeconform/go.mod into .tools/kubeconform/ (once per machine; skipped without Go).
+.PHONY: kubeconform-tool
+kubeconform-tool:
+	@tools/kubeconform/build.sh $(TOOLS)/kubeconform --optional
+
+bench: build kubeconform-tool
 	$(RUN) --import tsx bench/run.ts
 
 serve: build

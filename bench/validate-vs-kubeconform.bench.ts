@@ -1,0 +1,113 @@
+// `make bench`: `mcpfleet validate` against kubeconform, its closest peer, run as their users run
+// them (the built CLI, kubeconform's binary built from its Go module by tools/kubeconform/build.sh),
+// alternated in the same loop so that the shared machine's load colours both alike:
+//   validate-vs-kubeconform-small  examples/ (40 resources), the pre-commit case: start-up
+//   validate-vs-kubeconform-10k    the bench's 10,000-resource corpus (validate.bench.ts)
+//   validate-peak-rss-10k          our peak resident memory on that corpus, against 100 MB
+// kubeconform gets our CRDs converted to its schema files (bench/kubeconform-schemas.ts, unknown
+// fields refused as ours are) and `-ignore-missing-schemas`: offline it has no schema of core
+// kinds, which it then skips (examples/ has a few ConfigMaps that validate checks). It checks the
+// schema level only; validate checks CEL rules and references too.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { kubeconformLocation, writeKubeconformSchemas } from "./kubeconform-schemas.js";
+
+const ROOT = join(import.meta.dirname, "..");
+const KUBECONFORM = join(ROOT, ".tools/kubeconform/current/bin/kubeconform");
+const TIME = "/usr/bin/time";
+const TARGET_RSS_MB = 100;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+/** Wall time in ms and, where /usr/bin/time is there, peak RSS in MB of one run. */
+function run(cmd: string, args: string[]): { ms: number; rssMb: number } {
+  const timed = existsSync(TIME);
+  const t = performance.now();
+  const r = timed
+    ? spawnSync(TIME, ["-f", "maxrss=%M", cmd, ...args], { cwd: ROOT, encoding: "utf8" })
+    : spawnSync(cmd, args, { cwd: ROOT, encoding: "utf8" });
+  const ms = performance.now() - t;
+  // Both exit 1 for invalid resources (the corpus has some); anything else is a broken run.
+  if (r.status !== 0 && r.status !== 1) {
+    throw new Error(`${cmd} ${args.join(" ")} exited ${String(r.status)}: ${r.stderr}`);
+  }
+  const rss = /maxrss=(\d+)/.exec(r.stderr ?? "");
+  return { ms, rssMb: rss === null ? NaN : Number(rss[1]) / 1024 };
+}
+
+/** Alternated runs of the two; medians of each. */
+function compare(
+  ours: string[],
+  theirs: string[],
+  rounds: number,
+): { ours: number; theirs: number; oursRss: number; theirsRss: number } {
+  run(process.execPath, ours);
+  run(KUBECONFORM, theirs);
+  const a: { ms: number; rssMb: number }[] = [];
+  const b: { ms: number; rssMb: number }[] = [];
+  for (let i = 0; i < rounds; i++) {
+    a.push(run(process.execPath, ours));
+    b.push(run(KUBECONFORM, theirs));
+  }
+  return {
+    ours: median(a.map((x) => x.ms)),
+    theirs: median(b.map((x) => x.ms)),
+    oursRss: Math.max(...a.map((x) => x.rssMb)),
+    theirsRss: Math.max(...b.map((x) => x.rssMb)),
+  };
+}
+
+if (!existsSync(KUBECONFORM)) {
+  console.log(
+    "bench: validate-vs-kubeconform skipped (no .tools/kubeconform; make bench builds it with Go >= 1.26)",
+  );
+  process.exit(0);
+}
+
+const work = mkdtempSync(join(tmpdir(), "mcpfleet-bench-kubeconform-"));
+try {
+  const schemas = join(work, "schemas");
+  writeKubeconformSchemas(join(ROOT, "crds"), schemas);
+  const corpus = join(work, "corpus");
+  mkdirSync(corpus);
+  const gen = spawnSync(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "bench/validate.bench.ts")],
+    { env: { ...process.env, BENCH_CORPUS_DIR: corpus }, stdio: "inherit" },
+  );
+  if (gen.status !== 0) throw new Error("could not generate the corpus");
+  const cli = join(ROOT, "bin/mcpfleet.js");
+  const kc = (path: string) => [
+    "-summary",
+    "-ignore-missing-schemas",
+    "-schema-location",
+    kubeconformLocation(schemas),
+    path,
+  ];
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+
+  const small = compare([cli, "validate", "examples"], kc("examples"), rounds * 2);
+  console.log(
+    `bench: validate-vs-kubeconform-small ${Math.round(small.ours)} ms ratio=${(small.ours / small.theirs).toFixed(2)} ` +
+      `(wall time of validate over kubeconform's on examples/, ${Math.round(small.ours)} ms vs ` +
+      `${Math.round(small.theirs)} ms, medians of ${rounds * 2} alternated runs; target <= 1.0)`,
+  );
+  const big = compare([cli, "validate", corpus], kc(corpus), rounds);
+  console.log(
+    `bench: validate-vs-kubeconform-10k ${Math.round(big.ours)} ms ratio=${(big.ours / big.theirs).toFixed(2)} ` +
+      `(wall time of validate over kubeconform's on 10,000 resources in 200 files, ` +
+      `${Math.round(big.ours)} ms vs ${Math.round(big.theirs)} ms, medians of ${rounds} alternated runs; target < 1.0)`,
+  );
+  console.log(
+    `bench: validate-peak-rss-10k ${Math.round(big.oursRss)} MB ratio=${(big.oursRss / TARGET_RSS_MB).toFixed(2)} ` +
+      `(validate's peak resident memory on the 10,000 resources over the ${TARGET_RSS_MB} MB target, ` +
+      `the highest of ${rounds} runs; kubeconform ${Math.round(big.theirsRss)} MB)`,
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
