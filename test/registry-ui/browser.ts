@@ -22,6 +22,8 @@ export interface Browser {
   context: BrowserContext;
   /** Every URL the browser requested, in order. */
   requests: string[];
+  /** Subresource requests (not navigations) of pages: the page's origin and the URL asked. */
+  subresources: { from: string; url: string }[];
   /** Uncaught exceptions and console errors of every page. */
   errors: string[];
   page(): Promise<Page>;
@@ -47,12 +49,21 @@ export async function launchBrowser(): Promise<Browser> {
     viewport: { width: 1200, height: 900 },
   });
   const requests: string[] = [];
+  const subresources: { from: string; url: string }[] = [];
   const errors: string[] = [];
-  context.on("request", (r) => requests.push(r.url()));
+  context.on("request", (r) => {
+    requests.push(r.url());
+    if (!r.isNavigationRequest()) {
+      subresources.push({ from: new URL(r.frame().url()).origin, url: r.url() });
+    }
+  });
   const watch = (p: Page): void => {
     p.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
     p.on("console", (m) => {
-      if (m.type() === "error") errors.push(`console: ${m.text()}`);
+      // A page answered with an error status (the sign-in page is a 401) is no script error.
+      if (m.type() === "error" && m.location().url !== p.url()) {
+        errors.push(`console: ${m.text()} (${m.location().url})`);
+      }
     });
   };
   context.on("page", watch);
@@ -60,6 +71,7 @@ export async function launchBrowser(): Promise<Browser> {
   return {
     context,
     requests,
+    subresources,
     errors,
     async page() {
       return context.pages()[0] ?? context.newPage();
