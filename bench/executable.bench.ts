@@ -9,7 +9,7 @@ import { arch, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const STARTUP_LIMIT = 1.2;
-const RUNS = 15;
+const RUNS = 21;
 const root = join(import.meta.dirname, "..");
 const out = mkdtempSync(join(tmpdir(), "bench-executable-"));
 
@@ -31,29 +31,38 @@ try {
       `(to the Node ${process.version} binary it is made of, ${nodeMb.toFixed(1)} MB)`,
   );
 
-  /** Median wall time of `argv`, in ms, after one run that warms the disk cache. */
-  const median = (argv: string[]): number => {
-    const times: number[] = [];
+  /**
+   * Median wall times of two commands, in ms, run in turns (so that the load of a shared machine
+   * weighs on both alike), after one run each that warms the disk cache.
+   */
+  const medians = (a: string[], b: string[]): [number, number] => {
+    const times: [number[], number[]] = [[], []];
     for (let i = 0; i <= RUNS; i++) {
-      const t = performance.now();
-      const r = spawnSync(argv[0]!, argv.slice(1), { cwd: out, encoding: "utf8" });
-      const ms = performance.now() - t;
-      if (r.status !== 0 && r.status !== 1) throw new Error(`${argv.join(" ")}: ${r.stderr}`);
-      if (i > 0) times.push(ms);
+      for (const [k, argv] of [a, b].entries()) {
+        const t = performance.now();
+        const r = spawnSync(argv[0]!, argv.slice(1), { cwd: out, encoding: "utf8" });
+        const ms = performance.now() - t;
+        if (r.status !== 0 && r.status !== 1) throw new Error(`${argv.join(" ")}: ${r.stderr}`);
+        if (i > 0) times[k]!.push(ms);
+      }
     }
-    times.sort((a, b) => a - b);
-    return times[Math.floor(times.length / 2)]!;
+    const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    return [median(times[0]), median(times[1])];
   };
 
-  const exeVersion = median([executable, "--version"]);
-  const nodeVersion = median([process.execPath, bin, "--version"]);
+  const [exeVersion, nodeVersion] = medians(
+    [executable, "--version"],
+    [process.execPath, bin, "--version"],
+  );
   console.log(
     `bench: executable-startup ${Math.round(exeVersion)} ms ratio=${(exeVersion / nodeVersion).toFixed(2)} ` +
       `(--version, to node bin/mcpfleet.js --version at ${Math.round(nodeVersion)} ms; ` +
       `target <= ${STARTUP_LIMIT})`,
   );
-  const exeValidate = median([executable, "validate", "--allow-missing-refs", file]);
-  const nodeValidate = median([process.execPath, bin, "validate", "--allow-missing-refs", file]);
+  const [exeValidate, nodeValidate] = medians(
+    [executable, "validate", "--allow-missing-refs", file],
+    [process.execPath, bin, "validate", "--allow-missing-refs", file],
+  );
   console.log(
     `bench: executable-validate-one-file ${Math.round(exeValidate)} ms ` +
       `ratio=${(exeValidate / nodeValidate).toFixed(2)} ` +
