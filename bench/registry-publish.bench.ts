@@ -89,6 +89,8 @@ database:
               return {
                 ...req,
                 body: JSON.stringify({
+                  $schema:
+                    "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
                   name: `io.bench.publish/server-${i % 50}`,
                   version: `1.${Math.floor(i / 50)}.0`,
                   url: `https://s${i % 50}.example/mcp`,

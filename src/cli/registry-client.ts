@@ -183,7 +183,7 @@ async function publish(file: string | undefined, conn: Connection, io: Io): Prom
   // The server's own rules, so that a mistake is found before anything is sent. _meta's size
   // limit is the server's configuration; it decides that one.
   try {
-    publishedEntry(body, Number.POSITIVE_INFINITY);
+    publishedEntry(body, Number.POSITIVE_INFINITY, { requireSchema: true });
   } catch (err) {
     if (err instanceof FieldsError) {
       for (const e of err.errors) io.err(`${file}: ${e.location}: ${e.message}`);

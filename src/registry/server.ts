@@ -111,6 +111,10 @@ export class RegistryServer {
         },
       });
       await scheduler.reconcile();
+      // The root paths serve defaultRegistry, or the only registry there is: where clients of the
+      // official registry look for the API.
+      const rootRegistry =
+        cfg.defaultRegistry ?? (cfg.registries.length === 1 ? cfg.registries[0]?.name : undefined);
       const app = await buildHttpServer({
         store,
         scheduler,
@@ -122,7 +126,7 @@ export class RegistryServer {
         requestTimeoutMs: settings.requestTimeoutMs ?? 30_000,
         locations: { policy: adminPolicy, baseDir: loaded.baseDir },
         ui: uiSettings(loaded),
-        ...(cfg.defaultRegistry !== undefined ? { defaultRegistry: cfg.defaultRegistry } : {}),
+        ...(rootRegistry !== undefined ? { defaultRegistry: rootRegistry } : {}),
         ...(settings.firstSyncDeadlineMs !== undefined
           ? { firstSyncDeadlineMs: settings.firstSyncDeadlineMs }
           : {}),

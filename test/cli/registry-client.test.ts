@@ -28,7 +28,11 @@ function file(name: string, value: unknown): string {
   return path;
 }
 
+// A publish names its server.json schema (required, as the official registry has it).
+const SERVER_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 const weather = (version: string) => ({
+  $schema: SERVER_SCHEMA,
   name: "com.example/weather",
   version,
   url: "https://weather.example/mcp",
@@ -58,7 +62,7 @@ describe("registry publish, status and list (anonymous server)", () => {
     // YAML is read as well; the URL may come from the environment.
     const yaml = file(
       "w2.yaml",
-      "name: com.example/weather\nversion: 2.0.0\nurl: https://weather.example/mcp\ndescription: Forecasts\n",
+      `$schema: ${SERVER_SCHEMA}\nname: com.example/weather\nversion: 2.0.0\nurl: https://weather.example/mcp\ndescription: Forecasts\n`,
     );
     const two = await runCli(["registry", "publish", yaml], {
       env: { MCPFLEET_REGISTRY_URL: url },
@@ -102,6 +106,7 @@ describe("registry publish, status and list (anonymous server)", () => {
 
   it("checks the file with the server's rules first and sends nothing when it breaks one", async () => {
     const bad = file("bad.json", {
+      $schema: SERVER_SCHEMA,
       name: "weather",
       version: "^1.0",
       url: "ftp://x",

@@ -134,7 +134,7 @@ describe("forged credentials on every route", () => {
       })),
     );
     const isPublic = (p: string) =>
-      ["/health", "/readiness", "/version", "/openapi.json"].includes(p) ||
+      ["/health", "/v0.1/health", "/readiness", "/version", "/openapi.json"].includes(p) ||
       p.startsWith("/.well-known/");
     const requests = fc.sample(
       fc

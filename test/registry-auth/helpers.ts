@@ -53,6 +53,18 @@ export function secretFile(dir: string, name: string, value: string): string {
   return p;
 }
 
+/** The server.json schema a publish names (required, as the official registry has it). */
+export const SERVER_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
+/** A publish body naming its schema, unless it names one (or is not an object). */
+function withSchema(url: string, body: unknown): unknown {
+  const plain = typeof body === "object" && body !== null && !Array.isArray(body);
+  return url.endsWith("/publish") && plain && !("$schema" in body)
+    ? { $schema: SERVER_SCHEMA, ...body }
+    : body;
+}
+
 export async function call(
   url: string,
   init: { method?: string; token?: string; headers?: Record<string, string>; body?: unknown } = {},
@@ -63,7 +75,7 @@ export async function call(
   const res = await fetch(url, {
     method: init.method ?? "GET",
     headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    ...(init.body !== undefined ? { body: JSON.stringify(withSchema(url, init.body)) } : {}),
   });
   const text = await res.text();
   let body: Record<string, unknown> = {};

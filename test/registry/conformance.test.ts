@@ -97,6 +97,7 @@ auth: { mode: anonymous }
   it("answers every official v0.1 operation at the root with a body the official schema accepts", async () => {
     const name = "io.github.acme/conformance";
     const doc = {
+      $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
       name,
       version: "1.0.0",
       description: "Conformance",

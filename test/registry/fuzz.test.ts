@@ -432,14 +432,18 @@ async function fuzz(
       return;
     }
     bump(res.status >= 400 ? "4xx" : "ok");
+    // 405 with Allow is HTTP's answer on any path for a method it lacks: a generated `..` moves a
+    // request onto another route's path (`GET /v1/sources/../entries` is `GET /v1/entries`).
+    const generic = res.status === 405 && res.headers.get("allow") !== null;
     const documented = r.op.responses[String(res.status)];
-    if (documented === undefined) {
+    if (documented === undefined && !generic) {
       bump("undocumented");
       failures.push(
         `${r.op.method} ${r.url.slice(0, 300)}: ${res.status} is not documented (${text.slice(0, 200)})`,
       );
       return;
     }
+    if (documented === undefined) return;
     const schema = Object.values(documented.content ?? {})[0]?.schema;
     if (schema === undefined || text === "" || res.status === 304) return;
     // JSON answers are checked parsed; /metrics is text, checked as a string.

@@ -10,6 +10,9 @@ import type { RegistryServer } from "../../src/registry/server.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
 import { startServer, untilReady } from "./helpers.js";
 
+const SERVER_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
 const FIXTURE = join(import.meta.dirname, "fixtures/upstream.json");
 
 function nested(depth: number, leaf: string): string {
@@ -52,8 +55,9 @@ describe.each(stores)("hostile input ($name store)", (store) => {
   const get = (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init);
   const post = (path: string, body: string, type = "application/json") =>
     get(path, { method: "POST", headers: { "content-type": type }, body });
+  // A publish names its server.json schema (required, as the official registry has it).
   const publish = (body: Record<string, unknown>, registry = "default") =>
-    post(`/${registry}/v0.1/publish`, JSON.stringify(body));
+    post(`/${registry}/v0.1/publish`, JSON.stringify({ $schema: SERVER_SCHEMA, ...body }));
   const expectProblem = async (r: Response | Promise<Response>, status: number, code?: string) => {
     const res = await r;
     const text = await res.text();

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -53,6 +53,8 @@ database:
 `;
 
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
+const SERVER_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 
 interface Page {
   servers: { server: Record<string, unknown>; _meta: Record<string, Record<string, unknown>> }[];
@@ -69,11 +71,16 @@ describe("registry HTTP API", () => {
     expect(r.status, `${path}: ${r.status}`).toBe(200);
     return (await r.json()) as T;
   };
+  // A publish names its server.json schema (required, as the official registry has it).
   const publish = (body: unknown, registry = "default") =>
     get(`/${registry}/v0.1/publish`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
+      body: JSON.stringify(
+        typeof body === "object" && body !== null && !Array.isArray(body) && !("$schema" in body)
+          ? { $schema: SERVER_SCHEMA, ...body }
+          : body,
+      ),
     });
   const expectProblem = async (r: Response, status: number, code: string) => {
     expect(r.status).toBe(status);
@@ -560,6 +567,146 @@ describe("graceful shutdown", () => {
       await server.close();
       slow.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a drop-in for clients of the official registry", () => {
+  let dir: string;
+  let server: RegistryServer;
+  const at = (path: string, init?: RequestInit) => fetch(`${server.url}${path}`, init);
+  const publishAt = (path: string, body: Record<string, unknown>) =>
+    at(path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const doc = (name: string, version: string) => ({
+    $schema: SERVER_SCHEMA,
+    name,
+    version,
+    description: "A server",
+    url: "https://c.example/mcp",
+  });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "dropin-"));
+    // One registry and no defaultRegistry: the root paths serve it.
+    server = await startServer(
+      `
+sources:
+  - name: catalog
+    file: { path: ${join(FIXTURES, "catalog-upstream.json")} }
+  - name: team
+    managed: {}
+registries:
+  - name: only
+    sources: [catalog, team]
+auth: { mode: anonymous }
+`,
+      dir,
+    );
+    await untilReady(server.url);
+  });
+  afterAll(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves the only registry at /v0.1 and /v0, beside its own prefixes, and health there", async () => {
+    expect((await publishAt("/v0/publish", doc("io.example/dropin", "1.0.0"))).status).toBe(200);
+    for (const prefix of ["/v0.1", "/v0", "/only/v0.1", "/only/v0", "/registry/only/v0"]) {
+      const r = await at(`${prefix}/servers/io.example%2Fdropin/versions/latest`);
+      expect(r.status, prefix).toBe(200);
+    }
+    for (const path of ["/v0.1/health", "/v0/health"]) {
+      const r = await at(path);
+      expect(r.status, path).toBe(200);
+      expect(await r.json()).toEqual({ status: "ok" });
+    }
+  });
+
+  it("dates every version's status from its publish on", async () => {
+    const r = await at("/v0.1/servers/io.example%2Fdropin/versions/1.0.0");
+    const meta = ((await r.json()) as { _meta: Record<string, Record<string, unknown>> })._meta[
+      OFFICIAL
+    ];
+    expect(meta?.statusChangedAt).toBe(meta?.publishedAt);
+    const listed = (await (await at("/v0.1/servers?limit=100")).json()) as Page;
+    for (const item of listed.servers) {
+      expect(item._meta[OFFICIAL]?.statusChangedAt, String(item.server.name)).toEqual(
+        expect.any(String),
+      );
+    }
+  });
+
+  it("requires a known $schema on publish, naming the field", async () => {
+    const { $schema: _omitted, ...bare } = doc("io.example/noschema", "1.0.0");
+    for (const body of [bare, { ...bare, $schema: "https://example.com/other.json" }]) {
+      const r = await publishAt("/v0.1/publish", body);
+      expect(r.status).toBe(400);
+      const p = (await r.json()) as { code: string; errors: { location: string }[] };
+      expect(p.code).toBe("ERR_INVALID_ENTRY");
+      expect(p.errors.map((e) => e.location)).toContain("body.$schema");
+    }
+    const older = "https://static.modelcontextprotocol.io/schemas/2025-10-17/server.schema.json";
+    expect((await publishAt("/v0.1/publish", { ...bare, $schema: older })).status).toBe(200);
+  });
+
+  it("answers a known path asked with another method 405 with Allow", async () => {
+    for (const [method, path, allow] of [
+      ["DELETE", "/v0.1/servers", "GET, HEAD"],
+      ["POST", "/v0/servers", "GET, HEAD"],
+      ["GET", "/v0.1/publish", "POST"],
+      ["PUT", "/only/v0.1/servers/io.example%2Fdropin/versions/1.0.0", "DELETE, GET, HEAD"],
+      ["DELETE", "/v0.1/health", "GET, HEAD"],
+      ["POST", "/v1/sources", "GET, HEAD"],
+    ] as const) {
+      const r = await at(path, { method });
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.headers.get("allow"), `${method} ${path}`).toBe(allow);
+      expect(((await r.json()) as { code: string }).code).toBe("ERR_METHOD_NOT_ALLOWED");
+    }
+    expect((await at("/v0.1/nope", { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("answers an oversized body 413 every time, never with a reset (50 in a row)", async () => {
+    // 6 MB against a 64 KiB limit, written whole before the answer is read (as most clients
+    // do): the 413 comes before the body is read, and the rest must be taken off the
+    // connection rather than the connection reset under the sender (EPIPE).
+    const body = Buffer.from(
+      JSON.stringify({ ...doc("io.example/big", "1.0.0"), pad: "x".repeat(6_000_000) }),
+    );
+    const { port } = new URL(server.url);
+    const head = (n: number) =>
+      `POST /v0.1/publish HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${n}\r\n\r\n`;
+    // Done when the whole body was written and the answer read; a reset fails the attempt.
+    const once = () =>
+      new Promise<string>((ok, fail) => {
+        const sock = connect(Number(port), "127.0.0.1");
+        let got = "";
+        let sent = false;
+        const settle = () => {
+          if (!sent || !got.includes('"code"')) return;
+          sock.destroy();
+          ok(got);
+        };
+        sock.on("data", (d: Buffer) => {
+          got += d.toString();
+          settle();
+        });
+        sock.on("error", fail);
+        sock.on("close", () => fail(new Error(`closed (body sent: ${sent}): ${got}`)));
+        sock.write(head(body.length));
+        sock.write(body, (err) => {
+          sent = err === undefined || err === null;
+          settle();
+        });
+      });
+    for (let i = 0; i < 50; i++) {
+      const answer = await once();
+      expect(answer.split("\r\n")[0], `attempt ${i + 1}`).toBe("HTTP/1.1 413 Payload Too Large");
+      expect(answer, `attempt ${i + 1}`).toContain("ERR_PAYLOAD_TOO_LARGE");
     }
   });
 });

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { startServer } from "./helpers.js";
 
+const SERVER_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
 const OFFICIAL = "io.modelcontextprotocol.registry/official";
 
 interface Item {
@@ -26,7 +29,13 @@ describe("lifecycle status and the default registry", () => {
     fetch(`${server.url}${path}`, {
       method,
       ...(body !== undefined
-        ? { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }
+        ? {
+            headers: { "content-type": "application/json" },
+            // A publish names its server.json schema (required, as the official registry has it).
+            body: JSON.stringify(
+              path.endsWith("/publish") ? { $schema: SERVER_SCHEMA, ...(body as object) } : body,
+            ),
+          }
         : {}),
     });
   const ok = async <T>(path: string, method = "GET", body?: unknown): Promise<T> => {

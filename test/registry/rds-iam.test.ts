@@ -436,6 +436,7 @@ database:
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
+        $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
         name: "io.team/iam",
         version: "1.0.0",
         url: "https://x.example/",

@@ -55,6 +55,7 @@ database:
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
+          $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
           name: "io.team/svc",
           description: "A service published through both replicas",
           version,

@@ -26,6 +26,7 @@ function officialValidator(file: string): ValidateFunction {
 }
 
 const base = {
+  $schema: "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
   name: "io.github.acme/weather",
   version: "1.0.0",
   description: "Weather forecasts",

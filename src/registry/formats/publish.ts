@@ -78,8 +78,38 @@ export function entryClaimsOf(raw: unknown): Record<string, string | string[]> |
   return raw as Record<string, string | string[]>;
 }
 
+/** The server.json schemas the rules are written from; a publish must name one of them. */
+export const SERVER_JSON_SCHEMAS = ["2025-12-11", "2025-10-17"].map(
+  (v) => `https://static.modelcontextprotocol.io/schemas/${v}/server.schema.json`,
+);
+
+/**
+ * Where a publish's `$schema` is missing or names a schema the rules are not written from: the
+ * official registry's publish requires it, and a document for another schema is checked by
+ * rules that are not its own.
+ */
+function schemaProblem(schema: unknown): FieldError | undefined {
+  if (schema === undefined) return { location: "body.$schema", message: "is required" };
+  if (typeof schema !== "string" || !SERVER_JSON_SCHEMAS.includes(schema)) {
+    return {
+      location: "body.$schema",
+      message: `must be one of the server.json schemas ${SERVER_JSON_SCHEMAS.join(", ")}`,
+    };
+  }
+  return undefined;
+}
+
+export interface PublishRules {
+  /** `$schema` must name a known server.json schema (the official publish API's rule). */
+  requireSchema?: boolean;
+}
+
 /** The entry a publish payload describes; 400 naming each bad field, 413 on a large _meta. */
-export function publishedEntry(body: unknown, maxMetaSize: number): ServerEntry {
+export function publishedEntry(
+  body: unknown,
+  maxMetaSize: number,
+  rules: PublishRules = {},
+): ServerEntry {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     fail("ERR_INVALID_ENTRY", "the body must be a JSON object");
   }
@@ -93,6 +123,8 @@ export function publishedEntry(body: unknown, maxMetaSize: number): ServerEntry 
   const server: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(b)) if (SERVER_FIELDS.has(k)) server[k] = v;
   const errors: FieldError[] = [];
+  const sp = rules.requireSchema === true ? schemaProblem(b.$schema) : undefined;
+  if (sp !== undefined) errors.push(sp);
   if (b.url !== undefined) {
     if (typeof b.url !== "string" || !isHttpUrl(b.url)) {
       errors.push({ location: "body.url", message: "must be an http(s) URL" });

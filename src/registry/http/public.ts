@@ -30,6 +30,26 @@ export const publicRoutes: FastifyPluginCallback<PublicOptions> = (app, opts, do
     },
     () => Promise.resolve({ status: "ok" }),
   );
+  // Where clients of the official registry probe its health; the same answer.
+  for (const [path, hide] of [
+    ["/v0.1/health", false],
+    ["/v0/health", true],
+  ] as const) {
+    app.get(
+      path,
+      {
+        schema: {
+          ...pub,
+          hide,
+          summary: "Liveness probe at the official registry's path",
+          response: {
+            200: { type: "object", properties: { status: { type: "string", const: "ok" } } },
+          },
+        },
+      },
+      () => Promise.resolve({ status: "ok" }),
+    );
+  }
   const startedAt = Date.now();
   const firstSyncDeadline = opts.firstSyncDeadlineMs ?? 120_000;
   let firstSyncsDone = false;

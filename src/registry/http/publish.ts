@@ -113,7 +113,7 @@ export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, op
     },
     async (req, reply) => {
       const { reg, managed } = await managedOf(req);
-      const entry = publishedEntry(req.body, opts.maxMetaSize);
+      const entry = publishedEntry(req.body, opts.maxMetaSize, { requireSchema: true });
       const stored = await publishInto(opts, req.principal, managed, entry, reg.name);
       return sendItem(
         reply.header(

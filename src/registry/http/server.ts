@@ -5,7 +5,9 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
 } from "fastify";
+import type { IncomingMessage } from "node:http";
 import swagger from "@fastify/swagger";
 import type { Logger } from "pino";
 import { isMcpfleetError, McpfleetError, type ErrorCode } from "../../errors.js";
@@ -56,7 +58,10 @@ export interface HttpOptions {
   locations: { policy: LocationPolicy; baseDir: string };
   /** The web catalog at /ui/ (config `ui`; on when absent). */
   ui?: UiSettings;
-  /** The registry also served at the root (`/v0.1/...`; config `defaultRegistry`). */
+  /**
+   * The registry also served at the root (`/v0.1/...` and `/v0/...`): config `defaultRegistry`,
+   * or the configuration's only registry.
+   */
   defaultRegistry?: string;
 }
 
@@ -65,7 +70,28 @@ const MAX_PARAM_LENGTH = 500;
 
 // The spec's public paths. /metrics is not among them: in oauth mode it needs a token unless
 // auth.publicPaths lists it (as scrapers usually need).
-const ALWAYS_PUBLIC = ["/health", "/readiness", "/version", "/openapi.json"];
+const ALWAYS_PUBLIC = [
+  "/health",
+  "/v0.1/health",
+  "/v0/health",
+  "/readiness",
+  "/version",
+  "/openapi.json",
+];
+
+/** A route's path as a pattern of request paths: a parameter is one segment, `*` the rest. */
+function routePattern(url: string): RegExp {
+  const segs = url
+    .split("/")
+    .map((seg) =>
+      seg === "*"
+        ? ".*"
+        : seg.startsWith(":")
+          ? "[^/]+"
+          : seg.replace(/[.+?^${}()|[\]\\]/g, "\\$&"),
+    );
+  return new RegExp(`^${segs.join("/")}$`);
+}
 
 /**
  * Whether a request path is reachable without authentication. Only canonical paths can be
@@ -123,6 +149,27 @@ function fieldErrorsOf(err: FastifyError): FieldError[] | undefined {
   }));
 }
 
+/** Most bytes of a refused body read and dropped so that its sender can read the answer. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * A body refused before it was read (too large, or not JSON) is still on its way. Fastify asks
+ * for the connection to close, which resets it under a client still sending: the client gets
+ * EPIPE or ECONNRESET instead of the answer. Reading the rest and dropping it (up to
+ * DRAIN_LIMIT, within the request timeout) lets the answer arrive and keeps the connection.
+ */
+function drainRefusedBody(raw: IncomingMessage, reply: FastifyReply): void {
+  const declared = Number(raw.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > DRAIN_LIMIT) return;
+  reply.removeHeader("connection");
+  let seen = 0;
+  raw.on("data", (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > DRAIN_LIMIT) raw.socket.destroy();
+  });
+  raw.resume();
+}
+
 export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = opts.log;
   const app: FastifyInstance = Fastify({
@@ -148,6 +195,19 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     },
   });
   app.decorateRequest("principal", null as never);
+  // Every route's path and methods, so a known path asked with another method answers 405 with
+  // `Allow` (RFC 9110) rather than 404. Only the path as routed: with a trailing slash or an
+  // empty parameter (`/v1/sources/`) it is still 404, as the route the client meant says.
+  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    routes.push({ pattern: routePattern(route.url), methods });
+  });
+  const allowedMethods = (path: string): string[] => {
+    const out = new Set<string>();
+    for (const r of routes) if (r.pattern.test(path)) for (const m of r.methods) out.add(m);
+    return [...out].sort();
+  };
   // Bodies are JSON only: without this, Fastify's text/plain parser would hand a string to the
   // routes, which then answer 400 instead of 415.
   app.removeContentTypeParser("text/plain");
@@ -215,8 +275,11 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     closing = true;
     done();
   });
-  app.addHook("onSend", async (_req, reply, payload) => {
+  app.addHook("onSend", async (req, reply, payload) => {
     if (closing) reply.header("connection", "close");
+    else if ((reply.statusCode === 413 || reply.statusCode === 415) && !req.raw.complete) {
+      drainRefusedBody(req.raw, reply);
+    }
     return payload;
   });
 
@@ -272,16 +335,24 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     return sendProblem(reply, problemOf(code, detail, instance, fieldErrorsOf(err)));
   });
 
-  app.setNotFoundHandler((req, reply) =>
-    sendProblem(
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split("?")[0] ?? "";
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      return sendProblem(
+        reply.header("allow", allow.join(", ")),
+        problemOf(
+          "ERR_METHOD_NOT_ALLOWED",
+          `${path} answers ${allow.join(", ")}, not ${req.method}`,
+          path,
+        ),
+      );
+    }
+    return sendProblem(
       reply,
-      problemOf(
-        "ERR_NOT_FOUND",
-        `no route for ${req.method} ${req.url.split("?")[0] ?? ""}`,
-        req.url,
-      ),
-    ),
-  );
+      problemOf("ERR_NOT_FOUND", `no route for ${req.method} ${path}`, path),
+    );
+  });
 
   await app.register(publicRoutes, {
     store: opts.store,
@@ -300,19 +371,26 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     maxMetaSize: opts.maxMetaSize,
     locations: opts.locations,
   };
-  // Each registry's API under both spellings of its prefix; the second is left out of the
-  // OpenAPI document.
+  // Each registry's API under both spellings of its prefix, and under /v0 as well as /v0.1 (the
+  // official registry serves both, alike); only the first is in the OpenAPI document.
   for (const [prefix, hide] of [
     ["/:registry/v0.1", false],
     ["/registry/:registry/v0.1", true],
+    ["/:registry/v0", true],
+    ["/registry/:registry/v0", true],
   ] as const) {
     await app.register(consumerRoutes, { ...ctx, hide, prefix });
     await app.register(publishRoutes, { ...ctx, hide, prefix });
   }
   if (opts.defaultRegistry !== undefined) {
-    const root = { ...ctx, hide: false, prefix: "/v0.1", registry: opts.defaultRegistry };
-    await app.register(consumerRoutes, root);
-    await app.register(publishRoutes, root);
+    for (const [prefix, hide] of [
+      ["/v0.1", false],
+      ["/v0", true],
+    ] as const) {
+      const root = { ...ctx, hide, prefix, registry: opts.defaultRegistry };
+      await app.register(consumerRoutes, root);
+      await app.register(publishRoutes, root);
+    }
   }
   await app.register(sourceRoutes, ctx);
   await app.register(registryRoutes, ctx);

@@ -74,7 +74,11 @@ export function etagOf(body: Buffer): string {
   return `"${createHash("sha1").update(body).digest("base64url")}"`;
 }
 
-/** The official registry's item shape (statusMessage and statusChangedAt only when set). */
+/**
+ * The official registry's item shape (statusMessage only when set). statusChangedAt is always
+ * there, as the official registry has it: a version never changed has had its status since it
+ * was published.
+ */
 export function itemOf(e: StoredEntry): Record<string, unknown> {
   return {
     server: e.server,
@@ -82,7 +86,7 @@ export function itemOf(e: StoredEntry): Record<string, unknown> {
       [OFFICIAL_META]: {
         status: e.status,
         ...(e.statusMessage !== undefined ? { statusMessage: e.statusMessage } : {}),
-        ...(e.statusChangedAt !== undefined ? { statusChangedAt: e.statusChangedAt } : {}),
+        statusChangedAt: e.statusChangedAt ?? e.publishedAt,
         publishedAt: e.publishedAt,
         updatedAt: e.updatedAt,
         isLatest: e.isLatest,
