@@ -173,3 +173,28 @@ export function selectPage(
     page,
   };
 }
+
+const MAX_RENDERED = 2000;
+
+/** Rendered content by key, dropped whenever the store's generation moves on. */
+export class RenderCache<T> {
+  private generation = -1;
+  private readonly items = new Map<string, T>();
+
+  constructor(private readonly store: Store) {}
+
+  get(key: string): T | undefined {
+    if (this.store.generation !== this.generation) {
+      this.generation = this.store.generation;
+      this.items.clear();
+    }
+    return this.items.get(key);
+  }
+
+  /** Keeps content computed at generation `gen` (not when the store moved on since). */
+  put(key: string, gen: number, value: T): void {
+    if (gen !== this.generation || gen !== this.store.generation) return;
+    if (this.items.size >= MAX_RENDERED) this.items.clear();
+    this.items.set(key, value);
+  }
+}

@@ -90,13 +90,8 @@ function select(
   >`;
 }
 
-export function catalogPage(
-  viewer: Viewer,
-  registries: string[],
-  registry: string,
-  f: Filters,
-  page: Page,
-): string {
+/** The catalog's content (the same for every caller of one cache scope, so it is cached). */
+export function catalogMain(registries: string[], registry: string, f: Filters, page: Page): Html {
   const base = {
     registry: registries.length > 1 ? registry : undefined,
     q: f.q,
@@ -175,6 +170,10 @@ export function catalogPage(
         : html`<p class="empty">No server matches.</p>`
     }
     ${pager}`;
+  return main;
+}
+
+export function catalogPage(viewer: Viewer, main: Html): string {
   return layout("Catalog", viewer, main, "catalog");
 }
 

@@ -6,9 +6,18 @@ import { isMcpfleetError, McpfleetError } from "../../errors.js";
 import { ANONYMOUS, type Principal } from "../http/auth.js";
 import { claimsOf, readableRegistry, type RouteContext } from "../http/context.js";
 import { problemOf, sendProblem } from "../http/problem.js";
-import { CatalogCache, parseFilters, selectPage } from "./catalog.js";
+import { CatalogCache, parseFilters, RenderCache, selectPage } from "./catalog.js";
+import type { Html } from "./html.js";
+import type { RegistryRecord } from "../store/store.js";
 import type { UiSettings } from "./config.js";
-import { catalogPage, messagePage, operatorsPage, serverPage, type Viewer } from "./pages.js";
+import {
+  catalogMain,
+  catalogPage,
+  messagePage,
+  operatorsPage,
+  serverPage,
+  type Viewer,
+} from "./pages.js";
 import { SignIn } from "./session.js";
 import { APP_CSS, APP_JS } from "./static.js";
 
@@ -42,6 +51,8 @@ function wantsHtml(req: FastifyRequest): boolean {
 export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
   const { store, authorizer } = ctx;
   const catalog = new CatalogCache(store);
+  const rendered = new RenderCache<Html>(store);
+  const registries = new RenderCache<RegistryRecord[]>(store);
   const signIn = ctx.ui.signIn !== undefined ? new SignIn(ctx.ui.signIn, authorizer) : undefined;
   const anonymousMode = authorizer.publicPaths().includes("*");
 
@@ -132,7 +143,12 @@ export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
   }
 
   async function readableRegistries(principal: Principal): Promise<string[]> {
-    const all = await store.listRegistries();
+    let all = registries.get("");
+    if (all === undefined) {
+      const gen = store.generation;
+      all = await store.listRegistries();
+      registries.put("", gen, all);
+    }
     return all
       .filter((r) => {
         try {
@@ -198,10 +214,18 @@ export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
       return page(reply, messagePage(c.viewer, "Catalog", "No registry is open to you."));
     }
     const reg = await readableRegistry(ctx, c.principal, name);
-    const all = await catalog.summaries(reg.name, reg.sources);
     const f = parseFilters(req.query);
-    const result = selectPage(all, (claims) => authorizer.entryVisible(c.principal, claims), f);
-    return page(reply, catalogPage(c.viewer, names, reg.name, f, result));
+    // Callers of one cache scope see the same entries and registries: the content is shared.
+    const key = `${authorizer.cacheScope(c.principal)}\0${reg.name}\0${JSON.stringify(f)}`;
+    let main = rendered.get(key);
+    if (main === undefined) {
+      const gen = store.generation;
+      const all = await catalog.summaries(reg.name, reg.sources);
+      const result = selectPage(all, (claims) => authorizer.entryVisible(c.principal, claims), f);
+      main = catalogMain(names, reg.name, f, result);
+      rendered.put(key, gen, main);
+    }
+    return page(reply, catalogPage(c.viewer, main));
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>("/ui/server", async (req, reply) => {
