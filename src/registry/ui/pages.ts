@@ -394,7 +394,13 @@ export function operatorsPage(
             <th scope="row">${source.name}</th>
             <td>${source.kind}${source.origin === "config" ? " (config)" : ""}</td>
             <td>
-              ${status?.lastAttempt !== undefined ? status.lastAttempt.replace("T", " ").slice(0, 19) + " UTC" : "never"}
+              ${
+                source.kind === "managed"
+                  ? "not synced: published through the API"
+                  : status?.lastAttempt !== undefined
+                    ? status.lastAttempt.replace("T", " ").slice(0, 19) + " UTC"
+                    : "never"
+              }
             </td>
             <td>
               <span class="badge phase-${phase.toLowerCase()}"
