@@ -61,11 +61,8 @@ function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function secureRequest(req: FastifyRequest): boolean {
-  return req.protocol === "https";
-}
-
-function cookie(req: FastifyRequest, name: string, value: string, maxAgeS: number): string {
+/** `secure`: the catalog is reached over HTTPS (often through a proxy terminating TLS). */
+function cookie(secure: boolean, name: string, value: string, maxAgeS: number): string {
   return [
     `${name}=${value}`,
     "Path=/ui",
@@ -74,7 +71,7 @@ function cookie(req: FastifyRequest, name: string, value: string, maxAgeS: numbe
     // cross-site POSTs (sign-out) never carry it.
     "SameSite=Lax",
     `Max-Age=${maxAgeS}`,
-    ...(secureRequest(req) ? ["Secure"] : []),
+    ...(secure ? ["Secure"] : []),
   ].join("; ");
 }
 
@@ -107,6 +104,12 @@ export class SignIn {
     return this.endpoints;
   }
 
+  private cookie(req: FastifyRequest, name: string, value: string, maxAgeS: number): string {
+    const secure =
+      req.protocol === "https" || this.settings.redirectUrl?.startsWith("https:") === true;
+    return cookie(secure, name, value, maxAgeS);
+  }
+
   private redirectUri(req: FastifyRequest): string {
     return this.settings.redirectUrl ?? `${req.protocol}://${req.host}/ui/callback`;
   }
@@ -132,7 +135,7 @@ export class SignIn {
       resource: this.settings.audience,
     }).toString();
     return reply
-      .header("set-cookie", cookie(req, LOGIN_COOKIE, state, LOGIN_TTL_MS / 1000))
+      .header("set-cookie", this.cookie(req, LOGIN_COOKIE, state, LOGIN_TTL_MS / 1000))
       .redirect(url.toString(), 303);
   }
 
@@ -202,8 +205,8 @@ export class SignIn {
     });
     return reply
       .header("set-cookie", [
-        cookie(req, SESSION_COOKIE, id, Math.floor(Math.min(ttl, MAX_SESSION_MS) / 1000)),
-        cookie(req, LOGIN_COOKIE, "", 0),
+        this.cookie(req, SESSION_COOKIE, id, Math.floor(Math.min(ttl, MAX_SESSION_MS) / 1000)),
+        this.cookie(req, LOGIN_COOKIE, "", 0),
       ])
       .redirect(pending.redirect, 303);
   }
@@ -250,7 +253,9 @@ export class SignIn {
       }
       this.sessions.delete(found[0]);
     }
-    return reply.header("set-cookie", cookie(req, SESSION_COOKIE, "", 0)).redirect("/ui/", 303);
+    return reply
+      .header("set-cookie", this.cookie(req, SESSION_COOKIE, "", 0))
+      .redirect("/ui/", 303);
   }
 }
 
