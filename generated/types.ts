@@ -1426,6 +1426,12 @@ export interface OAuthProvider {
  */
 export interface RegistryServerAuthzConfig {
   roles?: Roles;
+  /**
+   * Who may publish under which name prefix. Set: a publish (and every later version) of a name is allowed only when a namespace's prefix starts the name and the caller's claims contain the namespace's claims; a name no namespace grants the caller is refused with 403, exactly as a name another tenant published (docs/auth.md). superAdmin publishes anywhere. Absent: any name.
+   *
+   * @maxItems 1000
+   */
+  publishNamespaces?: PublishNamespace[];
 }
 /**
  * Which callers hold each role.
@@ -1435,6 +1441,16 @@ export interface Roles {
   manageSources?: RoleRules;
   manageRegistries?: RoleRules;
   manageEntries?: RoleRules;
+}
+/**
+ * A name prefix and who may publish under it.
+ */
+export interface PublishNamespace {
+  /**
+   * The start of the names granted (`com.acme.`, `io.github.acme/`). `{claim}` is replaced by that claim of the caller, a string of letters, digits, `.`, `_` and `-` (`io.github.{github_login}/` ties each user to a namespace of their own); a caller without it is granted nothing here.
+   */
+  prefix: string;
+  claims?: Claims;
 }
 /**
  * Storage. `embedded` selects the in-process store; otherwise the connection fields describe a PostgreSQL server with two users (an application user and a migration user). Passwords come from passwordFile and migrationPasswordFile, else from the pgpass file ($PGPASSFILE or ~/.pgpass), or from dynamicAuth.

@@ -103,6 +103,10 @@ export class OAuthAuthorizer implements Authorizer {
     return this.policy.resourceVisible(principal, claims);
   }
 
+  mayPublish(principal: Principal, name: string): boolean {
+    return this.policy.mayPublish(principal, name);
+  }
+
   cacheScope(principal: Principal): string {
     return this.policy.cacheScope(principal);
   }

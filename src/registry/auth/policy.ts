@@ -110,6 +110,20 @@ export class ClaimsPolicy {
     return hasClaims(entryClaims) && containsClaims(p.claims, entryClaims);
   }
 
+  /**
+   * Whether the caller may publish a version of `name`: with `publishNamespaces` configured, a
+   * namespace whose prefix (its `{claim}`s filled from the caller's claims) starts the name and
+   * whose claims the caller's contain. superAdmin (and every caller without authz) may.
+   */
+  mayPublish(p: Principal, name: string): boolean {
+    const namespaces = this.authz?.publishNamespaces;
+    if (this.bypass(p) || namespaces === undefined) return true;
+    return namespaces.some((ns) => {
+      const prefix = expandPrefix(ns.prefix, p.claims);
+      return prefix !== undefined && name.startsWith(prefix) && containsClaims(p.claims, ns.claims);
+    });
+  }
+
   /** Admin scoping: a source or registry without claims is open to every caller with the role. */
   resourceVisible(p: Principal, claims: Claims | undefined): boolean {
     return this.bypass(p) || containsClaims(p.claims, claims);
@@ -140,4 +154,22 @@ export class ClaimsPolicy {
 /** Whether a caller's claim value can satisfy a resource claim (see containsClaims). */
 function matchable(v: unknown): boolean {
   return typeof v === "string" || (Array.isArray(v) && v.some((x) => typeof x === "string"));
+}
+
+/**
+ * A namespace prefix with each `{claim}` replaced by the caller's claim, or undefined when the
+ * caller lacks one or its value could reach outside a name segment (only letters, digits, `.`,
+ * `_` and `-`: `{login}` of "acme/x" must not grant `io.github.acme/x...`).
+ */
+function expandPrefix(prefix: string, claims: Record<string, unknown>): string | undefined {
+  let missing = false;
+  const out = prefix.replace(/\{([^{}]+)\}/g, (_m, key: string) => {
+    const v = claims[key];
+    if (typeof v !== "string" || !/^[A-Za-z0-9._-]+$/.test(v)) {
+      missing = true;
+      return "";
+    }
+    return v;
+  });
+  return missing ? undefined : out;
 }

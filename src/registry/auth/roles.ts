@@ -15,6 +15,8 @@ export type RoleRules = Partial<Record<Role, Claims[]>>;
 /** The `auth.authz` section as the server uses it; undefined when the section is absent. */
 export interface AuthzSettings {
   roles: RoleRules;
+  /** Who may publish under which name prefix (absent: any name). */
+  publishNamespaces?: { prefix: string; claims?: Claims }[];
 }
 
 /**
@@ -33,5 +35,7 @@ export function resolveRoles(
 export function authzSettings(raw: AuthConfig["authz"]): AuthzSettings | undefined {
   if (raw === undefined) return undefined;
   const roles = (raw.roles ?? {}) as RoleRules;
-  return { roles };
+  return raw.publishNamespaces === undefined
+    ? { roles }
+    : { roles, publishNamespaces: raw.publishNamespaces as AuthzSettings["publishNamespaces"] };
 }

@@ -36,6 +36,8 @@ export interface Authorizer {
   authorize(principal: Principal, action: Action): void;
   /** Whether an entry with these claims is visible to the caller. */
   entryVisible(principal: Principal, entryClaims: Claims | undefined): boolean;
+  /** Whether the caller may publish under `name` (auth.authz.publishNamespaces). */
+  mayPublish(principal: Principal, name: string): boolean;
   /** Whether a source or registry with these claims shows in the caller's admin lists. */
   resourceVisible(principal: Principal, claims: Claims | undefined): boolean;
   /**
@@ -59,6 +61,9 @@ export class AllowAllAuthorizer implements Authorizer {
     return true;
   }
   resourceVisible(): boolean {
+    return true;
+  }
+  mayPublish(): boolean {
     return true;
   }
   cacheScope(): string {

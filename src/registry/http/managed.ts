@@ -86,6 +86,16 @@ export async function publishInto(
   registry?: string,
 ): Promise<StoredEntry> {
   authorizeWrite(ctx, principal, managed, registry, entry.claims);
+  // A name outside the caller's namespaces and a name another tenant published (its versions
+  // hidden from the caller, unclaimed ones included) get the same answer, so a publish neither
+  // squats a name nor tells whether a hidden one exists.
+  const refused = (): never =>
+    fail("ERR_FORBIDDEN", `you may not publish under the name ${entry.name}`);
+  if (!ctx.authorizer.mayPublish(principal, entry.name)) refused();
+  const [first] = await ctx.store.listVersions([managed.name], entry.name, {
+    includeDeleted: true,
+  });
+  if (first !== undefined && !ctx.authorizer.entryVisible(principal, first.claims)) refused();
   const serving = (await ctx.store.listRegistries()).filter(
     (r) => r.sources.includes(managed.name) && (registry === undefined || r.name === registry),
   );
