@@ -26,6 +26,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Generous: the whole suite shares two cores with the browser. */
+const SLOW = 120_000;
+
 describe.skipIf(!browserAvailable())("signing in to the catalog", () => {
   let idp: LoginIssuer;
   let server: RegistryServer;
@@ -76,7 +79,7 @@ ui:
     await server.store.publish("team", entry("io.example.open/unclaimed", "1.0.0"));
     browser = await launchBrowser();
     page = await browser.page();
-  }, 60_000);
+  }, SLOW);
 
   afterAll(async () => {
     await browser?.close();
@@ -103,75 +106,99 @@ ui:
 
   const names = async (): Promise<string[]> => page.locator("li.card p.name").allInnerTexts();
 
-  it("asks to sign in first and shows nothing before", async () => {
-    const res = await page.goto(`${url}/ui/`);
-    expect(res?.status()).toBe(401);
-    expect(await page.locator("h1").innerText()).toBe("Sign in");
-    expect(await page.locator("li.card").count()).toBe(0);
-    expect(await axeViolations(page)).toEqual([]);
-  });
+  it(
+    "asks to sign in first and shows nothing before",
+    async () => {
+      const res = await page.goto(`${url}/ui/`);
+      expect(res?.status()).toBe(401);
+      expect(await page.locator("h1").innerText()).toBe("Sign in");
+      expect(await page.locator("li.card").count()).toBe(0);
+      expect(await axeViolations(page)).toEqual([]);
+    },
+    SLOW,
+  );
 
-  it("signs a person in with the code flow and PKCE and shows what their claims allow", async () => {
-    await signIn("dana");
-    expect(await page.locator(".who").innerText()).toBe("dana");
-    const shown = await names();
-    expect(shown).toHaveLength(1);
-    expect(shown[0]).toContain("io.example.data/warehouse");
-    // Dana holds no operator role.
-    expect(await page.locator("nav >> text=Operators").count()).toBe(0);
-    expect((await page.goto(`${url}/ui/operators`))?.status()).toBe(403);
-    const cookie = (await browser.context.cookies(`${url}/ui/`)).find(
-      (c) => c.name === "mcpfleet_ui",
-    );
-    expect(cookie?.httpOnly).toBe(true);
-    expect(cookie?.sameSite).toBe("Lax");
-    expect(await axeViolations(page)).toEqual([]);
-  });
+  it(
+    "signs a person in with the code flow and PKCE and shows what their claims allow",
+    async () => {
+      await signIn("dana");
+      expect(await page.locator(".who").innerText()).toBe("dana");
+      const shown = await names();
+      expect(shown).toHaveLength(1);
+      expect(shown[0]).toContain("io.example.data/warehouse");
+      // Dana holds no operator role.
+      expect(await page.locator("nav >> text=Operators").count()).toBe(0);
+      expect((await page.goto(`${url}/ui/operators`))?.status()).toBe(403);
+      const cookie = (await browser.context.cookies(`${url}/ui/`)).find(
+        (c) => c.name === "mcpfleet_ui",
+      );
+      expect(cookie?.httpOnly).toBe(true);
+      expect(cookie?.sameSite).toBe("Lax");
+      expect(await axeViolations(page)).toEqual([]);
+    },
+    SLOW,
+  );
 
-  it("refuses a sign-out without the session's form token", async () => {
-    const cookie = (await browser.context.cookies(`${url}/ui/`)).find(
-      (c) => c.name === "mcpfleet_ui",
-    );
-    const res = await fetch(`${url}/ui/logout`, {
-      method: "POST",
-      headers: {
-        cookie: `mcpfleet_ui=${cookie?.value ?? ""}`,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: "csrf=forged",
-      redirect: "manual",
-    });
-    expect(res.status).toBe(403);
-    // Still signed in.
-    await page.goto(`${url}/ui/`);
-    expect(await page.locator(".who").count()).toBe(1);
-  });
+  it(
+    "refuses a sign-out without the session's form token",
+    async () => {
+      const cookie = (await browser.context.cookies(`${url}/ui/`)).find(
+        (c) => c.name === "mcpfleet_ui",
+      );
+      const res = await fetch(`${url}/ui/logout`, {
+        method: "POST",
+        headers: {
+          cookie: `mcpfleet_ui=${cookie?.value ?? ""}`,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: "csrf=forged",
+        redirect: "manual",
+      });
+      expect(res.status).toBe(403);
+      // Still signed in.
+      await page.goto(`${url}/ui/`);
+      expect(await page.locator(".who").count()).toBe(1);
+    },
+    SLOW,
+  );
 
-  it("signs out", async () => {
-    await Promise.all([page.waitForURL(`${url}/ui/`), page.click("button >> text=Sign out")]);
-    expect(await page.locator("h1").innerText()).toBe("Sign in");
-    expect(
-      (await browser.context.cookies(`${url}/ui/`)).some((c) => c.name === "mcpfleet_ui"),
-    ).toBe(false);
-  });
+  it(
+    "signs out",
+    async () => {
+      await Promise.all([page.waitForURL(`${url}/ui/`), page.click("button >> text=Sign out")]);
+      expect(await page.locator("h1").innerText()).toBe("Sign in");
+      expect(
+        (await browser.context.cookies(`${url}/ui/`)).some((c) => c.name === "mcpfleet_ui"),
+      ).toBe(false);
+    },
+    SLOW,
+  );
 
-  it("shows another person their entries and the operators' view their role opens", async () => {
-    await signIn("sam");
-    const shown = await names();
-    expect(shown).toHaveLength(1);
-    expect(shown[0]).toContain("io.example.sales/crm");
-    await Promise.all([page.waitForURL(/operators/), page.click("nav >> text=Operators")]);
-    expect(await page.locator("th", { hasText: "team" }).count()).toBe(1);
-    expect(await axeViolations(page)).toEqual([]);
-  });
+  it(
+    "shows another person their entries and the operators' view their role opens",
+    async () => {
+      await signIn("sam");
+      const shown = await names();
+      expect(shown).toHaveLength(1);
+      expect(shown[0]).toContain("io.example.sales/crm");
+      await Promise.all([page.waitForURL(/operators/), page.click("nav >> text=Operators")]);
+      expect(await page.locator("th", { hasText: "team" }).count()).toBe(1);
+      expect(await axeViolations(page)).toEqual([]);
+    },
+    SLOW,
+  );
 
-  it("raised no script error, and its pages asked nothing of another host", () => {
-    const ours = (u: string): boolean => new URL(u).origin === url;
-    expect(browser.errors.filter((e) => e.includes(url))).toEqual([]);
-    expect(browser.subresources.filter((r) => r.from === url && !ours(r.url))).toEqual([]);
-    // Navigations went to the registry and to the provider it sent the browser to.
-    const fetched = new Set(browser.subresources.map((r) => r.url));
-    const navigations = browser.requests.filter((u) => !fetched.has(u));
-    expect(navigations.filter((u) => !ours(u) && !u.startsWith(idp.issuer))).toEqual([]);
-  });
+  it(
+    "raised no script error, and its pages asked nothing of another host",
+    () => {
+      const ours = (u: string): boolean => new URL(u).origin === url;
+      expect(browser.errors.filter((e) => e.includes(url))).toEqual([]);
+      expect(browser.subresources.filter((r) => r.from === url && !ours(r.url))).toEqual([]);
+      // Navigations went to the registry and to the provider it sent the browser to.
+      const fetched = new Set(browser.subresources.map((r) => r.url));
+      const navigations = browser.requests.filter((u) => !fetched.has(u));
+      expect(navigations.filter((u) => !ours(u) && !u.startsWith(idp.issuer))).toEqual([]);
+    },
+    SLOW,
+  );
 });
