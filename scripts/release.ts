@@ -21,9 +21,11 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { isBuiltin } from "node:module";
 import { arch } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
+import { Script } from "node:vm";
 import { type Plugin, build } from "esbuild";
 import { inject } from "postject";
 import { projectRoot } from "../src/project.js";
@@ -71,7 +73,11 @@ const loaders = models.map((p) => {
 // The models (thousands of modules) and the precompiled validators are bundles of their own,
 // SEA assets compiled on first use: in the main script, V8 would load them at every start,
 // --version included.
-const LAZY_BUNDLES = {
+/** A lazy bundle as the function the main script calls. */
+const WRAPPER = ["(function (exports, require, module) {", "\n})"];
+/** How the main script asks for a package (see lazyPackages below). */
+const PACKAGE_HOOK = `globalThis[Symbol.for("mcpfleet.package")]`;
+const LAZY_BUNDLES: Record<string, string> = {
   "kube-models.cjs": `module.exports = {${loaders.join(",\n")}};`,
   "validators.cjs": `module.exports = require("./generated/validators.cjs");`,
 };
@@ -85,9 +91,12 @@ function lazyBundle(name) {
   let loaded = lazyBundles.get(name);
   if (loaded === undefined) {
     const module = { exports: {} };
-    vm.compileFunction(sea.getAsset(name, "utf8"), ["exports", "require", "module"], {
+    // V8's code cache of the bundle, made at build time, spares parsing all of it.
+    const script = new vm.Script(${JSON.stringify(WRAPPER[0])} + sea.getAsset(name, "utf8") + ${JSON.stringify(WRAPPER[1])}, {
       filename: name,
-    })(module.exports, require, module);
+      cachedData: new Uint8Array(sea.getAsset(name + ".cache")),
+    });
+    script.runInThisContext()(module.exports, require, module);
     lazyBundles.set(name, (loaded = module.exports));
   }
   return loaded;
@@ -100,6 +109,7 @@ provideBundledInstallation({
     ${JSON.stringify(models)}.map((p) => [p, async () => lazyBundle("kube-models.cjs")[p]()]),
   ),
 });
+${PACKAGE_HOOK} = (name) => lazyBundle("packages.cjs")[name]();
 // Started only once the installation is in place.
 import("./src/cli/main.ts");
 `;
@@ -152,25 +162,70 @@ const options = {
   plugins: [bundledRequire, userlandPunycode],
   logLevel: "error",
 } as const;
-const bundles = [
-  { path: bundlePath, contents: entry },
-  ...Object.entries(LAZY_BUNDLES).map(([name, contents]) => ({
-    path: join(work, name),
-    contents,
-  })),
-];
-for (const { path, contents } of bundles) {
+// The npm packages our code imports are one more such bundle: the main script keeps the CLI's
+// own modules, and a package is compiled and run when a command first imports it.
+const packageSpecifiers = new Set<string>();
+const lazyPackages: Plugin = {
+  name: "lazy-packages",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (isBuiltin(args.path) || !/[\\/]src[\\/]/.test(args.importer)) return undefined;
+      packageSpecifiers.add(args.path);
+      return { path: args.path, namespace: "lazy-package" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({
+      contents: `module.exports = ${PACKAGE_HOOK}(${JSON.stringify(args.path)});`,
+      loader: "js",
+    }));
+  },
+};
+// The packages bundle requires each package, resolved as an import would be (some export
+// nothing for require).
+const importResolution: Plugin = {
+  name: "import-resolution",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.kind !== "require-call" || args.pluginData === "inner" || isBuiltin(args.path)) {
+        return undefined;
+      }
+      if (!args.importer.includes("sea-entry")) return undefined;
+      const r = await b.resolve(args.path, {
+        kind: "import-statement",
+        resolveDir: args.resolveDir,
+        pluginData: "inner",
+      });
+      return r.errors.length > 0 ? undefined : { path: r.path };
+    });
+  },
+};
+
+async function bundle(path: string, contents: string, plugins: Plugin[] = []): Promise<void> {
   const result = await build({
     ...options,
+    plugins: [...plugins, ...options.plugins],
     stdin: { contents, resolveDir: root, sourcefile: "sea-entry.ts", loader: "ts" },
     outfile: path,
   });
   if (result.errors.length > 0) process.exit(1);
 }
-const assets: Record<string, string> = {
-  ...Object.fromEntries(files.map((f) => [f, join(root, f)])),
-  ...Object.fromEntries(Object.keys(LAZY_BUNDLES).map((name) => [name, join(work, name)])),
-};
+await bundle(bundlePath, entry, [lazyPackages]);
+LAZY_BUNDLES["packages.cjs"] = `module.exports = {${[...packageSpecifiers]
+  .sort()
+  .map((s) => `${JSON.stringify(s)}: () => require(${JSON.stringify(s)})`)
+  .join(",\n")}};`;
+for (const [name, contents] of Object.entries(LAZY_BUNDLES)) {
+  await bundle(join(work, name), contents, name === "packages.cjs" ? [importResolution] : []);
+}
+const assets: Record<string, string> = Object.fromEntries(files.map((f) => [f, join(root, f)]));
+for (const name of Object.keys(LAZY_BUNDLES)) {
+  const path = join(work, name);
+  const script = new Script(WRAPPER[0] + readFileSync(path, "utf8") + WRAPPER[1], {
+    filename: name,
+  });
+  writeFileSync(`${path}.cache`, script.createCachedData());
+  assets[name] = path;
+  assets[`${name}.cache`] = `${path}.cache`;
+}
 
 const nodeBinary = process.execPath;
 const hash = createHash("sha256").update(readFileSync(bundlePath));

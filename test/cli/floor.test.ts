@@ -5,7 +5,14 @@
 // line naming both. Without those Nodes in .tools/ the tests skip (REQUIRE_FLOOR_NODE=1, as in
 // CI, fails them instead).
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+} from "node:fs";
 import { arch } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -114,7 +121,7 @@ describe.skipIf(skip)("every command on the floor Node", () => {
       const r = await run({ argv: [olderNode, cli.argv[1]!], env: cli.env }, args);
       expect(r.stdout).toBe("");
       expect(r.stderr).toBe(
-        `mcpfleet: needs Node >= ${floor}, found Node ${belowFloor} (${olderNode})\n`,
+        `mcpfleet: needs Node >= ${floor}, found Node ${belowFloor} (${realpathSync(olderNode)})\n`,
       );
       expect(r.status).toBe(1);
     }
