@@ -42,7 +42,13 @@ describe("web catalog over HTTP", () => {
       version: "1.0.0",
       title: "<script>alert(1)</script>",
       description: '"><img src=x onerror=alert(2)>',
-      remotes: [{ type: "sse", url: "https://mcp.example.com/sse" }],
+      remotes: [
+        {
+          type: "sse",
+          url: "https://mcp.example.com/sse",
+          headers: [{ name: "X-Api-Key", description: "The caller's key", isSecret: true }],
+        },
+      ],
     });
     await publish(server.url, {
       name: "io.example.x/plain",
@@ -101,6 +107,8 @@ describe("web catalog over HTTP", () => {
       await fetch(`${server.url}/ui/server?registry=default&name=io.example.x%2Fhostile`)
     ).text();
     expect(page).not.toContain("<script>alert");
+    // A remote's headers are listed, the secret one marked.
+    expect(page).toMatch(/<dt>Headers<\/dt>[\s\S]*X-Api-Key[\s\S]*class="badge secret"/);
   });
 
   it("searches and filters with the form alone (the server renders the answer)", async () => {

@@ -235,10 +235,10 @@ function argList(v: unknown): Html {
     </dd>`;
 }
 
-function envList(v: unknown): Html {
+function envList(v: unknown, label = "Environment"): Html {
   const vars = objects(v);
   if (vars.length === 0) return html``;
-  return html`<dt>Environment</dt>
+  return html`<dt>${label}</dt>
     <dd>
       <ul>
         ${vars.map(
@@ -317,7 +317,7 @@ export function serverPage(
               <dl>
                 <dt>Transport</dt>
                 <dd>${str(r.type) ?? ""}</dd>
-                ${envList(r.headers)}
+                ${envList(r.headers, "Headers")}
               </dl>
             </article>`,
         )}
