@@ -1,12 +1,13 @@
 // The catalog over plain HTTP (no browser, so no JavaScript): the redirect of `/`, `ui: false`,
 // security headers, escaping of what publishers write, filters answered by the server alone,
 // and the pages kept out of the OpenAPI document.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { startServer } from "../registry/helpers.js";
+import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
 
 const SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 const CONFIG = `sources:
@@ -28,15 +29,49 @@ async function publish(url: string, body: Record<string, unknown>): Promise<void
   expect(res.status).toBe(200);
 }
 
-describe("web catalog over HTTP", () => {
+/** The `database:` section of each store the catalog is tested on ("" is the embedded one). */
+interface Store {
+  name: string;
+  database(dir: string): Promise<string>;
+}
+let pg: PostgresServer | undefined;
+const STORES: Store[] = [
+  { name: "embedded store", database: () => Promise.resolve("") },
+  ...(postgresAvailable()
+    ? [
+        {
+          name: "PostgreSQL",
+          async database(dir: string): Promise<string> {
+            pg = await startPostgres();
+            await pg.createDatabase("catalog");
+            writeFileSync(join(dir, "app-pw"), `${pg.appPassword}\n`);
+            writeFileSync(join(dir, "mig-pw"), `${pg.migrationPassword}\n`);
+            return `database:
+  host: 127.0.0.1
+  port: ${pg.port}
+  database: catalog
+  user: ${pg.appUser}
+  migrationUser: ${pg.migrationUser}
+  passwordFile: app-pw
+  migrationPasswordFile: mig-pw
+  sslMode: disable
+`;
+          },
+        },
+      ]
+    : []),
+];
+
+describe.each(STORES)("web catalog over HTTP ($name)", (store) => {
   let server: RegistryServer;
   let off: RegistryServer;
   const html = { accept: "text/html,application/xhtml+xml" };
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), "mcpfleet-ui-http-"));
-    server = await startServer(CONFIG, dir);
-    off = await startServer(`${CONFIG}ui: false\n`, dir);
+    const database = await store.database(dir);
+    server = await startServer(`${CONFIG}${database}`, dir);
+    off = await startServer(`${CONFIG}${database}ui: false\n`, dir);
     await publish(server.url, {
       name: "io.example.x/hostile",
       version: "1.0.0",
@@ -68,6 +103,8 @@ describe("web catalog over HTTP", () => {
   afterAll(async () => {
     await server?.close();
     await off?.close();
+    await pg?.stop();
+    pg = undefined;
   });
 
   it("redirects a browser asking for / to /ui/, and answers API clients as before", async () => {
