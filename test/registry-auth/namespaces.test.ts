@@ -49,10 +49,10 @@ afterAll(async () => {
   await issuer?.close();
 });
 
-const publish = (token: string, name: string, version: string, claims?: object) =>
+const publish = (who: keyof typeof CLIENTS, name: string, version: string, claims?: object) =>
   call(`${reg.url}/default/v0.1/publish`, {
     method: "POST",
-    token,
+    token: tokens[who] ?? "",
     body: {
       name,
       version,
@@ -70,16 +70,12 @@ const refusal = (r: { status: number; body: Record<string, unknown> }, name: str
 
 describe("publish namespaces", () => {
   it("grants each caller the prefixes its claims fill or match", async () => {
-    expect(
-      (await publish(tokens.alice, "io.github.alice/tool", "1.0.0", { team: "a" })).status,
-    ).toBe(200);
-    expect((await publish(tokens.alice, "com.acme.tools/x", "1.0.0", { team: "a" })).status).toBe(
+    expect((await publish("alice", "io.github.alice/tool", "1.0.0", { team: "a" })).status).toBe(
       200,
     );
-    expect((await publish(tokens.bob, "io.github.bob/tool", "1.0.0", { team: "b" })).status).toBe(
-      200,
-    );
-    expect((await publish(tokens.bob, "org.shared/b", "1.0.0", { team: "b" })).status).toBe(200);
+    expect((await publish("alice", "com.acme.tools/x", "1.0.0", { team: "a" })).status).toBe(200);
+    expect((await publish("bob", "io.github.bob/tool", "1.0.0", { team: "b" })).status).toBe(200);
+    expect((await publish("bob", "org.shared/b", "1.0.0", { team: "b" })).status).toBe(200);
   });
 
   it("refuses a name outside the caller's namespaces with 403, superAdmin excepted", async () => {
@@ -90,32 +86,37 @@ describe("publish namespaces", () => {
       // A claim value that would reach past its name segment grants nothing.
       ["mallory", "io.github.acme/x-tool"],
     ] as const) {
-      const r = await publish(tokens[who] ?? "", name, "1.0.0");
+      const r = await publish(who, name, "1.0.0");
       expect(r.status, `${who} ${name}`).toBe(403);
       expect(r.body.code).toBe("ERR_FORBIDDEN");
       expect(r.body.detail).toBe(`you may not publish under the name ${name}`);
     }
-    expect((await publish(tokens.root, "io.elsewhere/x", "1.0.0", { team: "z" })).status).toBe(200);
+    expect((await publish("root", "io.elsewhere/x", "1.0.0", { team: "z" })).status).toBe(200);
   });
 
   it("never lets another caller add a version to a name (no squatting)", async () => {
-    const r = await publish(tokens.bob, "io.github.alice/tool", "9.0.0", { team: "b" });
+    const r = await publish("bob", "io.github.alice/tool", "9.0.0", { team: "b" });
     expect(r.status).toBe(403);
-    expect(
-      (await publish(tokens.alice, "io.github.alice/tool", "1.1.0", { team: "a" })).status,
-    ).toBe(200);
+    expect((await publish("alice", "io.github.alice/tool", "1.1.0", { team: "a" })).status).toBe(
+      200,
+    );
   });
 
   it("answers a name another tenant published exactly as one the caller may not publish under", async () => {
     // org.shared/ is open to every publisher; bob holds org.shared/b (claims team b).
-    const hidden = await publish(tokens.alice, "org.shared/b", "2.0.0", { team: "a" });
-    const outside = await publish(tokens.alice, "io.elsewhere/y", "2.0.0", { team: "a" });
+    const hidden = await publish("alice", "org.shared/b", "2.0.0", { team: "a" });
+    const outside = await publish("alice", "io.elsewhere/y", "2.0.0", { team: "a" });
     expect(refusal(hidden, "org.shared/b")).toEqual(refusal(outside, "io.elsewhere/y"));
     expect(hidden.status).toBe(403);
     // The same version number too: no 409 telling that it exists.
-    const same = await publish(tokens.alice, "org.shared/b", "1.0.0", { team: "a" });
+    const same = await publish("alice", "org.shared/b", "1.0.0", { team: "a" });
     expect(refusal(same, "org.shared/b")).toEqual(refusal(outside, "io.elsewhere/y"));
+    // A name published without claims belongs to nobody a publisher can see: nobody else adds
+    // a version to it either.
+    expect((await publish("bob", "org.shared/open", "1.0.0")).status).toBe(200);
+    const unclaimed = await publish("alice", "org.shared/open", "2.0.0");
+    expect(refusal(unclaimed, "org.shared/open")).toEqual(refusal(outside, "io.elsewhere/y"));
     // A name nobody published in an open namespace is the caller's to take.
-    expect((await publish(tokens.alice, "org.shared/a", "1.0.0", { team: "a" })).status).toBe(200);
+    expect((await publish("alice", "org.shared/a", "1.0.0", { team: "a" })).status).toBe(200);
   });
 });
