@@ -4,17 +4,14 @@
 // ConfigMap volume); an image none of them lists is an error when every source consulted was
 // read, and otherwise left to the controller, which reads the rest at apply time (one warning
 // per namespace says so). See docs/enforce-servers.md.
-import { catalogImages } from "../registry/images/listing.js";
-import {
-  type CatalogSource,
-  catalogSources,
-  enforcesServers,
+// The registry's catalog readers are loaded only when a registry of the input enforces: most
+// runs have none, and their 11 modules were a part of every validate run's start-up.
+import type { catalogImages as CatalogImages } from "../registry/images/listing.js";
+import type {
+  CatalogSource,
+  catalogSources as CatalogSources,
 } from "../registry/images/mcpregistry-sources.js";
-import {
-  type RegistryListing,
-  type SourceListing,
-  decideImage,
-} from "../registry/images/policy.js";
+import type { RegistryListing, SourceListing } from "../registry/images/policy.js";
 import { addPositionedIssue, isObject, type IssueTarget } from "./resource.js";
 import type { ResourceResult } from "./types.js";
 import type { Position } from "./yaml-model.js";
@@ -56,6 +53,12 @@ function stringMap(v: unknown): Record<string, string> {
   return out;
 }
 
+/** The registry's catalog readers, loaded by finish(). */
+interface Readers {
+  catalogImages: typeof CatalogImages;
+  catalogSources: typeof CatalogSources;
+}
+
 const configMapKey = (namespace: string, name: string): string => `${namespace}/${name}`;
 
 /** Collects what the check needs as resources are read; checks once every file has been. */
@@ -78,7 +81,8 @@ export class EnforceServersLevel {
         labels: stringMap(metadata.labels),
       });
     } else if (kind === "MCPRegistry" && name !== "") {
-      const enforce = enforcesServers(spec);
+      // enforcesServers() of the registry's sources, without loading them for every run.
+      const enforce = spec.enforceServers === true;
       this.registries.push({
         result: unit.result,
         at: () => unit.doc.locate(`${unit.prefix}/spec/enforceServers`),
@@ -125,12 +129,21 @@ export class EnforceServersLevel {
   }
 
   /** Runs the check and attaches its issues. */
-  finish(): void {
+  async finish(): Promise<void> {
     const enforcing = new Set(this.registries.filter((r) => r.enforce).map((r) => r.namespace));
     if (enforcing.size === 0) return;
+    const [listing, sources, { decideImage }] = await Promise.all([
+      import("../registry/images/listing.js"),
+      import("../registry/images/mcpregistry-sources.js"),
+      import("../registry/images/policy.js"),
+    ]);
+    const readers: Readers = {
+      catalogImages: listing.catalogImages,
+      catalogSources: sources.catalogSources,
+    };
     for (const namespace of enforcing) {
       const registries = this.registries.filter((r) => r.namespace === namespace);
-      const listings = registries.map((r) => this.listing(r));
+      const listings = registries.map((r) => this.listing(r, readers));
       const undecided: string[] = [];
       const unknown = new Set<string>();
       for (const s of this.servers) {
@@ -170,8 +183,8 @@ export class EnforceServersLevel {
     this.registries = [];
   }
 
-  private listing(r: RegistryNote): RegistryListing {
-    const sources = catalogSources(r.spec);
+  private listing(r: RegistryNote, readers: Readers): RegistryListing {
+    const sources = readers.catalogSources(r.spec);
     if (typeof sources === "string") {
       return {
         registry: r.name,
@@ -182,11 +195,11 @@ export class EnforceServersLevel {
     return {
       registry: r.name,
       enforce: r.enforce,
-      sources: sources.map((s) => this.sourceListing(r.namespace, s)),
+      sources: sources.map((s) => this.sourceListing(r.namespace, s, readers)),
     };
   }
 
-  private sourceListing(namespace: string, s: CatalogSource): SourceListing {
+  private sourceListing(namespace: string, s: CatalogSource, readers: Readers): SourceListing {
     if (s.kind === "unreadable") return { source: s.name, images: undefined, why: s.why };
     if (s.kind === "fetch") {
       const what = s.config.git !== undefined ? "git" : s.config.url !== undefined ? "url" : "api";
@@ -199,7 +212,7 @@ export class EnforceServersLevel {
       return { source: s.name, images: undefined, why: `ConfigMap "${s.configMap}" ${what}` };
     }
     try {
-      return { source: s.name, images: catalogImages(text, s.format, s.filter) };
+      return { source: s.name, images: readers.catalogImages(text, s.format, s.filter) };
     } catch (err) {
       return {
         source: s.name,

@@ -75,7 +75,6 @@ import {
   parseDocuments,
   reparsedDocument,
 } from "./yaml-docs.js";
-import { poolSize, runPool } from "./pool.js";
 
 interface Context {
   options: ValidateOptions;
@@ -171,7 +170,7 @@ export async function validateReadPaths(
     results.push(...(await validateText(input.name, read.text, ctx)));
     files.push({ name: input.name, text: read.text });
   }
-  finish(ctx, results);
+  await finish(ctx, results);
   return { report: { resources: results, summary: summarise(results) }, files };
 }
 
@@ -253,6 +252,8 @@ async function validateInPool(
     if (isInputError(input) || input.path === STDIN_PATH) return;
     files.push({ index, task: { name: input.name, path: input.path, options } });
   });
+  // Loaded only here: worker_threads and the pool were a part of every run's start-up.
+  const { poolSize, runPool } = await import("./pool.js");
   const threads = poolSize(files.length, opts.threads);
   if (threads < 2) return undefined;
   try {
@@ -276,13 +277,13 @@ export async function validateTexts(
   const ctx = newContext(opts, set);
   const results: ResourceResult[] = [];
   for (const f of files) results.push(...(await validateText(f.name, f.text, ctx)));
-  finish(ctx, results);
+  await finish(ctx, results);
   return { resources: results, summary: summarise(results) };
 }
 
-function finish(ctx: Context, results: readonly ResourceResult[]): void {
+async function finish(ctx: Context, results: readonly ResourceResult[]): Promise<void> {
   ctx.references.finish();
-  ctx.enforce.finish();
+  await ctx.enforce.finish();
   // Issues in the order of their position in the file, whatever level found them.
   const byPosition = (a: Issue, b: Issue) => a.line - b.line || a.column - b.column;
   for (const r of results) {
