@@ -11,12 +11,19 @@ export interface CachedBody {
   status: number;
 }
 
-const MAX_CACHED = 2000;
+/**
+ * Bounds of the cached answers, by bytes rather than by count: one answer per server version
+ * of a 10,000-entry catalog (about 15 MB) fits, where 2,000 answers of any size made version
+ * lookups across a large catalog misses; a few lists of 100 items each cost as much.
+ */
+const MAX_CACHED_BYTES = 32 * 1024 * 1024;
+const MAX_CACHED = 50_000;
 
 export class ViewCache {
   private generation = -1;
   private registries = new Map<string, RegistryRecord | null>();
   private bodies = new Map<string, CachedBody>();
+  private bytes = 0;
 
   constructor(private readonly store: Store) {}
 
@@ -25,6 +32,7 @@ export class ViewCache {
       this.generation = this.store.generation;
       this.registries.clear();
       this.bodies.clear();
+      this.bytes = 0;
     }
   }
 
@@ -65,7 +73,12 @@ export class ViewCache {
   put(key: string, gen: number, value: CachedBody): void {
     this.sync();
     if (gen !== this.generation) return;
-    if (this.bodies.size >= MAX_CACHED) this.bodies.clear();
+    if (this.bodies.size >= MAX_CACHED || this.bytes + value.body.length > MAX_CACHED_BYTES) {
+      this.bodies.clear();
+      this.bytes = 0;
+    }
+    const old = this.bodies.get(key);
+    this.bytes += value.body.length - (old?.body.length ?? 0);
     this.bodies.set(key, value);
   }
 }
