@@ -144,6 +144,9 @@ export function toStructural(
   const out: SchemaNode = {};
   for (const [key, value] of Object.entries(node)) {
     if (!KEPT_KEYWORDS.has(key)) continue;
+    // A structural schema may not pair `additionalProperties` with `properties`; the API server
+    // prunes fields its schema does not name, which is what `false` asks of a validator.
+    if (key === "additionalProperties" && value === false) continue;
     if (key === "properties" && isNode(value)) {
       const props: SchemaNode = {};
       for (const [name, sub] of Object.entries(value)) {
