@@ -14,7 +14,6 @@ import { nameProblem } from "../formats/names.js";
 export const API_VERSION = "v1alpha1";
 const PREFIX = `${API_GROUP}/`;
 
-
 type Obj = Record<string, unknown>;
 
 function isObj(v: unknown): v is Obj {
