@@ -2,8 +2,8 @@
 // is applied when any file is invalid), synthesize, server-side apply with the inventory, prune.
 import { renderPaths } from "../controller/pipeline.js";
 import { planWorkloads } from "../controller/revision-plan.js";
-import { explainKubeError } from "../controller/kube-errors.js";
-import type { KubeClient } from "../controller/kube-client.js";
+import { explainKubeError } from "../infra/kube/explain-error.js";
+import type { KubeClient } from "../infra/kube/client.js";
 import { clusterClient, createApplier } from "../controller/targets.js";
 import { objectName } from "../controller/applier.js";
 import { CLUSTER_OPTIONS, parseClusterCommand } from "./cluster-options.js";

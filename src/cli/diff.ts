@@ -3,7 +3,7 @@
 // diff and flux diff have them, so that a pipeline can tell "changes" from "broken": 0 no
 // changes, 1 changes, 2 any error (usage, invalid files, kubeconfig, cluster).
 import { McpfleetError } from "../errors.js";
-import { explainKubeError } from "../controller/kube-errors.js";
+import { explainKubeError } from "../infra/kube/explain-error.js";
 import { clusterPlan } from "../controller/cluster-plan.js";
 import { diffPlan } from "../controller/diff.js";
 import { InventoryStore } from "../controller/inventory.js";

@@ -4,7 +4,7 @@
 // reconcile wait, as Flux's do, until the controller has answered with a sync, and say how it went.
 import { McpfleetError } from "../errors.js";
 import { inventoryName } from "../controller/inventory.js";
-import { explainKubeError } from "../controller/kube-errors.js";
+import { explainKubeError } from "../infra/kube/explain-error.js";
 import {
   type ControllerObject,
   type RecordedStatus,

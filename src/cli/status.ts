@@ -3,7 +3,7 @@
 // error, reconcile requests, and the readiness of every custom resource it applied. Exit 0 when
 // shown (whatever the state), 1 when there is no cluster or no controller inventory, 2 usage.
 import { stringify } from "yaml";
-import { explainKubeError } from "../controller/kube-errors.js";
+import { explainKubeError } from "../infra/kube/explain-error.js";
 import { type StatusReport, readStatusReport } from "../controller/status-report.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { CONNECTION_ARGS, CONNECTION_OPTIONS, connectController } from "./cluster-options.js";

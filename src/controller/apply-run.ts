@@ -6,7 +6,7 @@ import { type ObjectChange, objectName } from "./applier.js";
 import { objectHash, ownerOfPlanned, withOwner } from "./cluster-plan.js";
 import type { PlannedObject } from "./revision-plan.js";
 import type { InventoryEntry } from "./inventory.js";
-import type { LiveObject } from "./kube-client.js";
+import type { LiveObject } from "../infra/kube/client.js";
 
 export class ApplyRun {
   readonly previous: ReadonlyMap<string, InventoryEntry>;

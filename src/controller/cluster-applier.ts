@@ -19,7 +19,7 @@ import { ROLLOUT_KINDS, waitForRollout, workloadName } from "./health.js";
 import { EventRecorder } from "./events.js";
 import type { Revision } from "./git-source.js";
 import { type InventoryEntry, InventoryStore, sameEntries } from "./inventory.js";
-import { KubeApiError, type KubeClient, type LiveObject } from "./kube-client.js";
+import { KubeApiError, type KubeClient, type LiveObject } from "../infra/kube/client.js";
 import {
   type PlannedObject,
   type RevisionPlan,

@@ -7,7 +7,7 @@ import { MANAGED_BY } from "../synth/labels.js";
 import type { KubeObject } from "../synth/model.js";
 import { type AdmissionCheck, AdmissionRefusedError, admit } from "./admission.js";
 import type { InventoryEntry } from "./inventory.js";
-import type { LiveObject } from "./kube-client.js";
+import type { LiveObject } from "../infra/kube/client.js";
 import { type PlannedObject, type RevisionPlan, planOf } from "./revision-plan.js";
 
 /** Annotation on every object the controller applies: the field manager that applied it. */

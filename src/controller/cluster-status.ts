@@ -12,7 +12,7 @@ import { computeStatus, type Observation, type Status } from "../synth/status.js
 import { resourceKey } from "./revision-plan.js";
 import { observeWorkloads, rolloutState, workloadName } from "./health.js";
 import type { InventoryEntry } from "./inventory.js";
-import type { KubeClient, LiveObject } from "./kube-client.js";
+import type { KubeClient, LiveObject } from "../infra/kube/client.js";
 
 interface Condition {
   type: string;

@@ -14,7 +14,7 @@ import {
   withOwner,
 } from "./cluster-plan.js";
 import type { InventoryStore } from "./inventory.js";
-import { KubeApiError, type KubeClient, type LiveObject } from "./kube-client.js";
+import { KubeApiError, type KubeClient, type LiveObject } from "../infra/kube/client.js";
 import type { RevisionPlan } from "./revision-plan.js";
 
 export interface ObjectDiff {

@@ -5,7 +5,7 @@
 // The same failure is recorded once, not on every poll: a key (reason, revision, code) already
 // recorded is skipped until a sync succeeds, after which a recurrence is recorded again.
 import { warningEvent } from "./cluster-status.js";
-import type { KubeClient } from "./kube-client.js";
+import type { KubeClient } from "../infra/kube/client.js";
 
 export interface WarningSink {
   /** Records `reason`/`message` unless `key` was already recorded since the last success. */

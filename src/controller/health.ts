@@ -5,7 +5,7 @@
 // still progressing. After an apply the controller waits a bounded time for all of them.
 import { MANAGED_BY_LABEL } from "./cluster-plan.js";
 import { objectKey } from "./revision-plan.js";
-import type { KubeClient, LiveObject } from "./kube-client.js";
+import type { KubeClient, LiveObject } from "../infra/kube/client.js";
 
 export const ROLLOUT_KINDS: ReadonlySet<string> = new Set(["Deployment", "StatefulSet"]);
 

@@ -21,7 +21,7 @@ import {
 import type { RegistryListing, SourceListing } from "../registry/images/policy.js";
 import { fetchApiPages, fetchGit, fetchUrl } from "../registry/sources/fetch.js";
 import type { ServerEntry } from "../registry/formats/model.js";
-import type { KubeClient } from "./kube-client.js";
+import type { KubeClient } from "../infra/kube/client.js";
 
 /** How often a source without a syncPolicy interval (a ConfigMap of the legacy form) is read. */
 export const DEFAULT_READ_INTERVAL_MS = 5 * 60_000;

@@ -14,7 +14,7 @@ import { warningEvent } from "./cluster-status.js";
 import { type CatalogReaderOptions, RegistryCatalogs } from "./image-catalogs.js";
 import type { Revision } from "./git-source.js";
 import type { InventoryStore } from "./inventory.js";
-import type { KubeClient } from "./kube-client.js";
+import type { KubeClient } from "../infra/kube/client.js";
 import type { KubeObject } from "../synth/model.js";
 import { type RevisionPlan, objectKey, resourceKey, withoutOwnedBy } from "./revision-plan.js";
 

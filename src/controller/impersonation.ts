@@ -5,7 +5,7 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import { McpfleetError } from "../errors.js";
 import { checkNamespaceName } from "./tenancy.js";
-import { KubeClient } from "./kube-client.js";
+import { KubeClient } from "../infra/kube/client.js";
 
 export interface ServiceAccountRef {
   namespace: string;

@@ -5,7 +5,7 @@
 // unchanged objects are not re-sent after a restart either.
 import { gunzipSync, gzipSync } from "node:zlib";
 import { MANAGED_BY } from "../synth/labels.js";
-import { type KubeClient, type KubeObjectRef, KubeApiError } from "./kube-client.js";
+import { type KubeClient, type KubeObjectRef, KubeApiError } from "../infra/kube/client.js";
 
 export interface InventoryEntry {
   apiVersion: string;

@@ -6,7 +6,7 @@
 // the Lease could expire since the last renewal that succeeded, whether or not a renewal request
 // is still hanging, so a replica that cannot reach the API server stops applying before another
 // one may acquire the Lease.
-import { KubeApiError, type KubeClient } from "./kube-client.js";
+import { KubeApiError, type KubeClient } from "../infra/kube/client.js";
 
 export interface LeaderOptions {
   namespace: string;

@@ -13,7 +13,7 @@ import {
   type KubeClient,
   type KubeObjectRef,
   type LiveObject,
-} from "./kube-client.js";
+} from "../infra/kube/client.js";
 import type { SyncError } from "./status.js";
 
 export const SUSPEND_ANNOTATION = "mcpfleet.dev/suspend";

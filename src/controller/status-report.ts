@@ -5,7 +5,7 @@
 import { API_GROUP, isKind } from "../schema/kinds.js";
 import { objectKey } from "./revision-plan.js";
 import { type InventoryEntry, InventoryStore, inventoryName } from "./inventory.js";
-import type { LiveObject } from "./kube-client.js";
+import type { LiveObject } from "../infra/kube/client.js";
 import {
   type ControllerObject,
   inventoryRef,

@@ -9,7 +9,7 @@ import { type ImageVerdict, withImagePolicy } from "./image-policy.js";
 import { type ServiceAccountRef, impersonating } from "./impersonation.js";
 import { namespaceCheck } from "./tenancy.js";
 import type { ObjectChange } from "./applier.js";
-import { KubeClient } from "./kube-client.js";
+import { KubeClient } from "../infra/kube/client.js";
 import { DirTarget } from "./render-target.js";
 
 export type TargetSpec = { kind: "cluster" } | { kind: "dir"; path: string };

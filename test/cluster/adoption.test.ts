@@ -8,7 +8,7 @@
 // fails this test.
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { KubeClient } from "../../src/controller/kube-client.js";
+import type { KubeClient } from "../../src/infra/kube/client.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { KubeObject, Resource } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";

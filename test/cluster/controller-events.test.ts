@@ -3,7 +3,7 @@
 // the poll sees it again.
 import { renameSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { LiveObject } from "../../src/controller/kube-client.js";
+import type { LiveObject } from "../../src/infra/kube/client.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { commitFiles, exampleRepo } from "../controller/helpers.js";

@@ -10,7 +10,7 @@ import {
 } from "../../src/controller/cluster-applier.js";
 import { GitSource } from "../../src/controller/git-source.js";
 import { InventoryStore, type InventoryEntry } from "../../src/controller/inventory.js";
-import { KubeClient, type LiveObject } from "../../src/controller/kube-client.js";
+import { KubeClient, type LiveObject } from "../../src/infra/kube/client.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { ControllerStatus } from "../../src/controller/status.js";
 import { tmp } from "../controller/helpers.js";

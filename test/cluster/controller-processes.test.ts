@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { APPLIED_BY, clusterPlan } from "../../src/controller/cluster-plan.js";
 import { type PlannedObject, STAGES, objectKey } from "../../src/controller/revision-plan.js";
 import { renderDirectory } from "../../src/controller/pipeline.js";
-import type { LiveObject } from "../../src/controller/kube-client.js";
+import type { LiveObject } from "../../src/infra/kube/client.js";
 import { type GitServer, publishRepo, pushRepo, startGitServer } from "../support/git-server.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, startApiProxy } from "../support/cluster/proxy.js";

@@ -11,7 +11,7 @@ import {
   KubeApiError,
   type KubeClient,
   type LiveObject,
-} from "../../src/controller/kube-client.js";
+} from "../../src/infra/kube/client.js";
 import { defaultSchemaSet } from "../../src/schema/index.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { noCluster } from "../support/cluster/context.js";

@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseControllerArgs, runController } from "../../src/cli/controller.js";
-import { KubeClient } from "../../src/controller/kube-client.js";
+import { KubeClient } from "../../src/infra/kube/client.js";
 import { type GitServer, publishRepo, pushRepo, startGitServer } from "../support/git-server.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { commitFiles, exampleRepo, gitCmd, tmp } from "../controller/helpers.js";

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { runApply } from "../../src/cli/apply.js";
 import { ImagePolicyApplier } from "../../src/controller/image-policy.js";
-import { KubeClient } from "../../src/controller/kube-client.js";
+import { KubeClient } from "../../src/infra/kube/client.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { ControllerStatus } from "../../src/controller/status.js";
 import { validatePaths } from "../../src/validate/index.js";

@@ -5,7 +5,7 @@
 // does not finish in time, or whose progress deadline passes, leaves the revision not applied,
 // names the workload, and makes the resource Stalled with the reason.
 import { beforeAll, describe, expect, it } from "vitest";
-import type { KubeClient } from "../../src/controller/kube-client.js";
+import type { KubeClient } from "../../src/infra/kube/client.js";
 import type { SyncOutcome } from "../../src/controller/reconciler.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { readFileSync } from "node:fs";

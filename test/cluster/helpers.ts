@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { afterAll } from "vitest";
-import { KubeApiError, KubeClient, type LiveObject } from "../../src/controller/kube-client.js";
+import { KubeApiError, KubeClient, type LiveObject } from "../../src/infra/kube/client.js";
 import { crdObjects } from "../../src/synth/install.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { clusterKubeconfig, kubectlPath } from "../support/cluster/context.js";

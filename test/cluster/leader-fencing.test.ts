@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { ClusterApplier } from "../../src/controller/cluster-applier.js";
-import { KubeClient } from "../../src/controller/kube-client.js";
+import { KubeClient } from "../../src/infra/kube/client.js";
 import { LeaderElector } from "../../src/controller/leader.js";
 import { planRevision } from "../../src/controller/revision-plan.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";

@@ -3,7 +3,7 @@
 // leader applies and serves an applied revision on /healthz and /metrics.
 import { afterAll, describe, expect, it } from "vitest";
 import { parseControllerArgs, runController } from "../../src/cli/controller.js";
-import { KubeClient, type LiveObject } from "../../src/controller/kube-client.js";
+import { KubeClient, type LiveObject } from "../../src/infra/kube/client.js";
 import { LeaderElector } from "../../src/controller/leader.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { exampleRepo, tmp } from "../controller/helpers.js";

@@ -4,7 +4,7 @@
 // watch is refused, by reading them every pollMs instead.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inventoryName } from "../../src/controller/inventory.js";
-import { KubeClient } from "../../src/controller/kube-client.js";
+import { KubeClient } from "../../src/infra/kube/client.js";
 import { OperationRequests } from "../../src/controller/operation-requests.js";
 import { REQUESTED_AT_ANNOTATION } from "../../src/controller/operations.js";
 import { silentLogger } from "../../src/controller/reconciler.js";

@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseControllerArgs, runController } from "../../src/cli/controller.js";
-import type { LiveObject } from "../../src/controller/kube-client.js";
+import type { LiveObject } from "../../src/infra/kube/client.js";
 import { OperationRequests } from "../../src/controller/operation-requests.js";
 import {
   REQUESTED_AT_ANNOTATION,

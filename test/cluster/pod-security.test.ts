@@ -7,7 +7,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KubeApiError, type KubeClient } from "../../src/controller/kube-client.js";
+import { KubeApiError, type KubeClient } from "../../src/infra/kube/client.js";
 import { installObjects } from "../../src/synth/install.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
 import { LeaderElector } from "../../src/controller/leader.js";
-import type { KubeClient } from "../../src/controller/kube-client.js";
+import type { KubeClient } from "../../src/infra/kube/client.js";
 import { crdObjects, controllerRules } from "../../src/synth/install.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, type ProxiedRequest, startApiProxy } from "../support/cluster/proxy.js";

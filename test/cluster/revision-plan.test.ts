@@ -8,7 +8,7 @@ import { objectName } from "../../src/controller/applier.js";
 import { ClusterApplier } from "../../src/controller/cluster-applier.js";
 import { APPLIED_BY, MANAGED_BY_LABEL, clusterPlan } from "../../src/controller/cluster-plan.js";
 import { type ImageVerdict, withholdRefused } from "../../src/controller/image-policy.js";
-import type { KubeClient } from "../../src/controller/kube-client.js";
+import type { KubeClient } from "../../src/infra/kube/client.js";
 import { renderPaths } from "../../src/controller/pipeline.js";
 import type { RevisionPlan } from "../../src/controller/revision-plan.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";

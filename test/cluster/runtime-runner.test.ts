@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { KubeClient } from "../../src/controller/kube-client.js";
+import type { KubeClient } from "../../src/infra/kube/client.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";

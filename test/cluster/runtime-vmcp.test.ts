@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resourceObject } from "../../src/controller/revision-plan.js";
-import type { KubeClient } from "../../src/controller/kube-client.js";
+import type { KubeClient } from "../../src/infra/kube/client.js";
 import { loadPaths } from "../../src/synth/load.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { DEFAULT_SYNTH_OPTIONS } from "../../src/synth/options.js";

@@ -8,7 +8,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { eachLimit } from "../../src/controller/cluster-applier.js";
-import { KubeApiError, type KubeClient } from "../../src/controller/kube-client.js";
+import { KubeApiError, type KubeClient } from "../../src/infra/kube/client.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { noCluster } from "../support/cluster/context.js";
 import {

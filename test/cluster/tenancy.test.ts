@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { rmSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { impersonating } from "../../src/controller/impersonation.js";
-import type { KubeClient } from "../../src/controller/kube-client.js";
+import type { KubeClient } from "../../src/infra/kube/client.js";
 import { namespaceCheck } from "../../src/controller/tenancy.js";
 import { parseControllerArgs, runController } from "../../src/cli/controller.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
-import { KubeApiError, type KubeClient } from "../../src/controller/kube-client.js";
+import { KubeApiError, type KubeClient } from "../../src/infra/kube/client.js";
 import { validateTexts } from "../../src/validate/index.js";
 import { noCluster } from "../support/cluster/context.js";
 import { hasSharedData } from "../support/shared-data.js";

@@ -1,7 +1,7 @@
 // Rollout state of Deployments and StatefulSets as `kubectl rollout status` reads it.
 import { describe, expect, it } from "vitest";
 import { rolloutState, workloadName } from "../../src/controller/health.js";
-import type { LiveObject } from "../../src/controller/kube-client.js";
+import type { LiveObject } from "../../src/infra/kube/client.js";
 
 const workload = (
   kind: "Deployment" | "StatefulSet",

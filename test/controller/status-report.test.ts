@@ -2,7 +2,7 @@
 // out for a person.
 import { describe, expect, it } from "vitest";
 import { statusText } from "../../src/cli/status.js";
-import type { LiveObject } from "../../src/controller/kube-client.js";
+import type { LiveObject } from "../../src/infra/kube/client.js";
 import { readinessOf, type StatusReport } from "../../src/controller/status-report.js";
 
 const entry = {

@@ -1,8 +1,8 @@
 // A failed Kubernetes API request, said the way a person at a terminal can act on it: which
 // server and context, what went wrong, what to check. Used by every command that talks to a
 // cluster, so `apply`, `diff` and `controller --once` word these failures alike.
-import { McpfleetError } from "../errors.js";
-import { KubeApiError, type KubeClient } from "./kube-client.js";
+import { McpfleetError } from "../../errors.js";
+import { KubeApiError, type KubeClient } from "./client.js";
 
 function where(client: KubeClient): string {
   const context = client.kc.getCurrentContext();
