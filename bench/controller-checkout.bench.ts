@@ -9,7 +9,7 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { GitSource } from "../src/controller/git-source.js";
+import { GitSource } from "../src/infra/git/source.js";
 import { Reconciler } from "../src/controller/reconciler.js";
 import { DirTarget } from "../src/controller/render-target.js";
 import { ControllerStatus } from "../src/controller/status.js";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ClusterApplier } from "../src/controller/cluster-applier.js";
-import { GitSource } from "../src/controller/git-source.js";
+import { GitSource } from "../src/infra/git/source.js";
 import { KubeClient } from "../src/infra/kube/client.js";
 import { Reconciler } from "../src/controller/reconciler.js";
 import { ControllerStatus } from "../src/controller/status.js";

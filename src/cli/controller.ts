@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { McpfleetError } from "../errors.js";
 import { parseCommandArgs, usageError } from "./args.js";
-import { GitSource, type GitAuth, type GitRevisionSpec } from "../controller/git-source.js";
-import { isSshUrl } from "../controller/git-ssh.js";
+import { GitSource, type GitAuth, type GitRevisionSpec } from "../infra/git/source.js";
+import { isSshUrl } from "../infra/git/ssh.js";
 import { Reconciler, type Logger, type SyncOutcome } from "../controller/reconciler.js";
 import { Scheduler, checkCron, parseInterval } from "../controller/schedule.js";
 import { createControllerServer, parseListen } from "../controller/server.js";
@@ -17,6 +17,7 @@ import { ControllerStatus } from "../controller/status.js";
 import {
   type ClusterTargetOptions,
   type TargetSpec,
+  admissionChecks,
   clusterClient,
   controllerNamespace,
   createApplier,
@@ -425,6 +426,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     namespace: config.namespace,
     driftIntervalMs: config.driftIntervalMs,
     dryRun: config.dryRun,
+    admission: admissionChecks(config.cluster),
     ...(operations !== undefined ? { suspended: () => operations.suspended() } : {}),
   });
 

@@ -2,7 +2,7 @@
 // least-privilege RBAC, Service and Deployment) for the options given, as `flux install
 // --export` prints it: to standard output for `kubectl apply --server-side -f -` or a
 // repository, or into a directory with -d (written as synth writes, never deleting others' files).
-import { isSshUrl } from "../controller/git-ssh.js";
+import { isSshUrl } from "../infra/git/ssh.js";
 import { parseServiceAccount } from "../controller/impersonation.js";
 import { parseInterval } from "../controller/schedule.js";
 import { type InstallOptions, installFiles } from "../synth/install.js";

@@ -3,7 +3,7 @@
 // plan with server-side apply.
 import type { KubeObject } from "../synth/model.js";
 import type { WarningSink } from "./events.js";
-import type { Revision } from "./git-source.js";
+import type { Revision } from "../infra/git/source.js";
 import type { RevisionPlan } from "./revision-plan.js";
 
 /** One object's fate in an apply, for logs that say what changed object by object. */

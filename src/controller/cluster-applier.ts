@@ -17,7 +17,7 @@ import { ApplyRun } from "./apply-run.js";
 import { ResourceStatusWriter } from "./cluster-status.js";
 import { ROLLOUT_KINDS, waitForRollout, workloadName } from "./health.js";
 import { EventRecorder } from "./events.js";
-import type { Revision } from "./git-source.js";
+import type { Revision } from "../infra/git/source.js";
 import { type InventoryEntry, InventoryStore, sameEntries } from "./inventory.js";
 import { KubeApiError, type KubeClient, type LiveObject } from "../infra/kube/client.js";
 import {

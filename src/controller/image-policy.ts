@@ -12,7 +12,7 @@ import type { Applier, ApplyOptions, ApplyResult } from "./applier.js";
 import { APPLIED_BY } from "./cluster-plan.js";
 import { warningEvent } from "./cluster-status.js";
 import { type CatalogReaderOptions, RegistryCatalogs } from "./image-catalogs.js";
-import type { Revision } from "./git-source.js";
+import type { Revision } from "../infra/git/source.js";
 import type { InventoryStore } from "./inventory.js";
 import type { KubeClient } from "../infra/kube/client.js";
 import type { KubeObject } from "../synth/model.js";

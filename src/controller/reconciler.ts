@@ -7,7 +7,7 @@ import { isMcpfleetError } from "../errors.js";
 import type { SynthOptions } from "../synth/options.js";
 import { AdmissionRefusedError, type Refusal } from "./admission.js";
 import type { Applier, ApplyResult, NotReady } from "./applier.js";
-import type { GitSource, Revision } from "./git-source.js";
+import type { GitSource, Revision } from "../infra/git/source.js";
 import { renderFiles } from "./pipeline.js";
 import type { Stage, ControllerStatus } from "./status.js";
 

@@ -16,7 +16,7 @@ import {
 } from "../synth/output-dir.js";
 import { toYaml } from "../synth/yaml.js";
 import { type Applier, type ApplyResult, type ObjectChange, objectName } from "./applier.js";
-import type { Checkout, Revision } from "./git-source.js";
+import type { Checkout, Revision } from "../infra/git/source.js";
 import { type RenderOptions, renderFiles } from "./pipeline.js";
 import { type RevisionPlan, planWorkloads } from "./revision-plan.js";
 

@@ -6,7 +6,7 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { ErrorCode } from "../errors.js";
 import { problemOf, sendProblem } from "../registry/http/problem.js";
-import type { GitRevisionSpec } from "./git-source.js";
+import type { GitRevisionSpec } from "../infra/git/source.js";
 
 export const DEFAULT_HOOK_MAX_BYTES = 1024 * 1024;
 

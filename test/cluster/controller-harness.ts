@@ -8,7 +8,7 @@ import {
   ClusterApplier,
   type ClusterApplierOptions,
 } from "../../src/controller/cluster-applier.js";
-import { GitSource } from "../../src/controller/git-source.js";
+import { GitSource } from "../../src/infra/git/source.js";
 import { InventoryStore, type InventoryEntry } from "../../src/controller/inventory.js";
 import { KubeClient, type LiveObject } from "../../src/infra/kube/client.js";
 import { Reconciler } from "../../src/controller/reconciler.js";

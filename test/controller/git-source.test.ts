@@ -14,7 +14,7 @@ import {
   type Checkout,
   GitSource,
   type GitSourceOptions,
-} from "../../src/controller/git-source.js";
+} from "../../src/infra/git/source.js";
 import { isMcpfleetError } from "../../src/errors.js";
 import {
   commitFiles,

@@ -6,9 +6,9 @@ import { closeSync, mkdirSync, openSync, symlinkSync, writeFileSync, writeSync }
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ObjectStore } from "../../src/controller/git-objects.js";
-import { GitSource } from "../../src/controller/git-source.js";
-import { commitTree, readResourceTree, subtree } from "../../src/controller/git-tree.js";
+import { ObjectStore } from "../../src/infra/git/objects.js";
+import { GitSource } from "../../src/infra/git/source.js";
+import { commitTree, readResourceTree, subtree } from "../../src/infra/git/tree.js";
 import { isMcpfleetError } from "../../src/errors.js";
 import { collectInputs, isInputError } from "../../src/validate/sources.js";
 import { commitFiles, gitCmd, makeRepo } from "../support/git-server.js";

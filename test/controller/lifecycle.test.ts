@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { McpfleetError } from "../../src/errors.js";
-import { GitSource, type Revision } from "../../src/controller/git-source.js";
+import { GitSource, type Revision } from "../../src/infra/git/source.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { DirTarget } from "../../src/controller/render-target.js";
 import { ControllerStatus } from "../../src/controller/status.js";

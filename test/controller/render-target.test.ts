@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { GitSource } from "../../src/controller/git-source.js";
+import { GitSource } from "../../src/infra/git/source.js";
 import { Reconciler, type Logger } from "../../src/controller/reconciler.js";
 import { DirTarget, REVISION_FILE } from "../../src/controller/render-target.js";
 import { ControllerStatus } from "../../src/controller/status.js";

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { GitSource } from "../../src/controller/git-source.js";
+import { GitSource } from "../../src/infra/git/source.js";
 import { type Logger, Reconciler } from "../../src/controller/reconciler.js";
 import { DirTarget } from "../../src/controller/render-target.js";
 import { ControllerStatus } from "../../src/controller/status.js";

@@ -9,12 +9,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import git from "isomorphic-git";
 import type { HttpClient } from "isomorphic-git/http/node";
-import { McpfleetError } from "../errors.js";
-import { DEFAULT_OPTIONS } from "../validate/types.js";
-import { httpClient } from "./git-http.js";
-import { ObjectStore } from "./git-objects.js";
-import { SshTransport, isSshUrl } from "./git-ssh.js";
-import { type TreeFile, commitTree, readResourceTree, subtree } from "./git-tree.js";
+import { McpfleetError } from "../../errors.js";
+import { DEFAULT_OPTIONS } from "../../validate/types.js";
+import { httpClient } from "./http.js";
+import { ObjectStore } from "./objects.js";
+import { SshTransport, isSshUrl } from "./ssh.js";
+import { type TreeFile, commitTree, readResourceTree, subtree } from "./tree.js";
 
 /** What to follow: exactly one of a branch, a tag or a commit (none means the remote's HEAD). */
 export type GitRevisionSpec = { branch: string } | { tag: string } | { commit: string } | object;

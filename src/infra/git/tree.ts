@@ -5,9 +5,14 @@
 // over the size limit is refused from its header alone, and nothing the tree names can lead
 // outside the repository: symbolic links and submodules are not followed, and a name git does
 // not allow (`..`, one with a slash) refuses the revision.
-import { McpfleetError } from "../errors.js";
-import { decodeText, hasResourceExtension, isSkippedEntry, tooLarge } from "../validate/sources.js";
-import { ObjectTooLargeError, type ObjectStore } from "./git-objects.js";
+import { McpfleetError } from "../../errors.js";
+import {
+  decodeText,
+  hasResourceExtension,
+  isSkippedEntry,
+  tooLarge,
+} from "../../validate/sources.js";
+import { ObjectTooLargeError, type ObjectStore } from "./objects.js";
 
 export interface TreeEntry {
   mode: string;

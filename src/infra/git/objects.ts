@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { constants as zlibConstants, inflateSync } from "node:zlib";
-import { McpfleetError } from "../errors.js";
+import { McpfleetError } from "../../errors.js";
 
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
 

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { join } from "node:path";
-import { McpfleetError } from "../errors.js";
+import { McpfleetError } from "../../errors.js";
 
 /** `ssh://[user@]host[:port]/path` (also `git+ssh://`) or scp-like `[user@]host:path`. */
 export function isSshUrl(url: string): boolean {
