@@ -17,7 +17,6 @@ import { ControllerStatus } from "../controller/status.js";
 import {
   type ClusterTargetOptions,
   type TargetSpec,
-  admissionChecks,
   clusterClient,
   controllerNamespace,
   createApplier,
@@ -426,7 +425,6 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     namespace: config.namespace,
     driftIntervalMs: config.driftIntervalMs,
     dryRun: config.dryRun,
-    admission: admissionChecks(config.cluster),
     ...(operations !== undefined ? { suspended: () => operations.suspended() } : {}),
   });
 
