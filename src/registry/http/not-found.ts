@@ -1,0 +1,53 @@
+// Answers for requests no route takes: 405 with `Allow` (RFC 9110) when the path is known under
+// other methods, 404 otherwise. Registered before the routes, so it sees each one added.
+import type { FastifyPluginAsync } from "fastify";
+import { problemOf, sendProblem } from "./problem.js";
+import { serverWide } from "./server-wide.js";
+
+/** A route's path as a pattern of request paths: a parameter is one segment, `*` the rest. */
+function routePattern(url: string): RegExp {
+  const segs = url
+    .split("/")
+    .map((seg) =>
+      seg === "*"
+        ? ".*"
+        : seg.startsWith(":")
+          ? "[^/]+"
+          : seg.replace(/[.+?^${}()|[\]\\]/g, "\\$&"),
+    );
+  return new RegExp(`^${segs.join("/")}$`);
+}
+
+export const notFound: FastifyPluginAsync = serverWide(async (app) => {
+  // Every route's path and methods. Only the path as routed: with a trailing slash or an empty
+  // parameter (`/v1/sources/`) it is still 404, as the route the client meant says.
+  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    routes.push({ pattern: routePattern(route.url), methods });
+  });
+  const allowedMethods = (path: string): string[] => {
+    const out = new Set<string>();
+    for (const r of routes) if (r.pattern.test(path)) for (const m of r.methods) out.add(m);
+    return [...out].sort();
+  };
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split("?")[0] ?? "";
+    const allow = allowedMethods(path);
+    if (allow.length > 0) {
+      return sendProblem(
+        reply.header("allow", allow.join(", ")),
+        problemOf(
+          "ERR_METHOD_NOT_ALLOWED",
+          `${path} answers ${allow.join(", ")}, not ${req.method}`,
+          path,
+        ),
+      );
+    }
+    return sendProblem(
+      reply,
+      problemOf("ERR_NOT_FOUND", `no route for ${req.method} ${path}`, path),
+    );
+  });
+  return Promise.resolve();
+});
