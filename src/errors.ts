@@ -50,6 +50,13 @@ export const ERROR_CODES = {
   ERR_INTERNAL: { status: 500, title: "Internal server error" },
   ERR_SYNC_FAILED: { status: 502, title: "Source could not be synced" },
   ERR_STORE_UNAVAILABLE: { status: 503, title: "Store unavailable" },
+  // Outgoing HTTP (source fetches, identity providers)
+  ERR_OUTGOING_HTTP: {
+    status: 502,
+    title: "Outgoing HTTP request refused, cut off or over its limits",
+  },
+  ERR_UPSTREAM_STATUS: { status: 502, title: "Upstream answered with an HTTP error status" },
+  ERR_IDENTITY_PROVIDER: { status: 502, title: "Identity provider could not be asked" },
   // GitOps controller
   ERR_GIT_AUTH: { status: 401, title: "Git server refused the credentials" },
   ERR_GIT_REF_NOT_FOUND: { status: 404, title: "Branch, tag or commit not found" },

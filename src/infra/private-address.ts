@@ -1,6 +1,6 @@
-// Which addresses a provider URL may not reach unless the provider sets allowPrivateIP:
-// loopback, private, link-local, carrier-grade NAT, unspecified and unique-local ranges (IPv4,
-// IPv6 and IPv4-mapped IPv6).
+// Addresses an outgoing request may not reach unless its caller allows private ones: loopback,
+// private, link-local, carrier-grade NAT, unspecified and unique-local ranges (IPv4, IPv6 and
+// IPv4-mapped IPv6).
 import { BlockList, isIP } from "node:net";
 
 const blocked = new BlockList();

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isPrivateAddress } from "../../src/registry/auth/address.js";
+import { isPrivateAddress } from "../../src/infra/private-address.js";
 import { providerRequest } from "../../src/registry/auth/fetch.js";
 
 describe("private addresses", () => {

@@ -3,17 +3,15 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, promises as fsp } from "node:fs";
 import * as fs from "node:fs";
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isAbsolute, join, resolve } from "node:path";
-import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import git, { type GitHttpRequest, type GitHttpResponse, type HttpClient } from "isomorphic-git";
 import http from "isomorphic-git/http/node";
 import { McpfleetError } from "../../errors.js";
 import { parseDuration } from "../../duration.js";
-import { guardedLookup } from "../auth/fetch.js";
+import { HttpStatusError, guardedLookup, sendRequest } from "../../infra/http-client.js";
 import { readSecretFile } from "../config/secrets.js";
 import type { GitSourceConfig } from "../config/types.js";
 import { urlProblem, type LocationPolicy } from "./location.js";
@@ -55,110 +53,40 @@ export const MAX_PAGE_BYTES = DEFAULT_SYNC_LIMITS.maxPageBytes;
 
 const MAX_REDIRECTS = 5;
 
-/** Headers not sent on to another origin when a redirect leaves the first one. */
-const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
-
-/** An answer outside 2xx (after redirects). */
-export class HttpStatusError extends Error {
-  constructor(readonly status: number) {
-    super(`HTTP ${status}`);
-  }
-}
+export { HttpStatusError };
 
 /**
- * One GET over node:http(s), the body collected into one Buffer: redirects followed (at most
- * five; credentials are not sent to another origin), a gzip, deflate or br body decoded, and
- * more than `maxBytes` refused while reading. Used instead of fetch because fetch's web
- * streams cost several times the body in short-lived objects and buffers, which a sync of
- * thousands of pages turns into resident memory.
+ * One GET through the shared outgoing client, the body collected into one Buffer: redirects
+ * followed (at most five; credentials are not sent to another origin), a gzip, deflate or br
+ * body decoded, more than `maxBytes` refused while reading, and an answer outside 2xx an
+ * HttpStatusError.
  */
 export async function httpGet(
   url: URL,
   opts: {
     headers?: Record<string, string>;
-    signal: AbortSignal;
+    /** Cancels the request (a sync's deadline, the server stopping). */
+    signal?: AbortSignal;
+    /** Time limit of the whole request, redirects and body included. */
+    deadlineMs?: number;
     maxBytes: number;
     /** For sources created through the admin API: every hop, and every address, allowed. */
     guard?: LocationPolicy;
   },
 ): Promise<Buffer> {
-  let headers: OutgoingHttpHeaders = { "accept-encoding": "gzip, deflate, br", ...opts.headers };
   const guard = opts.guard;
-  const lookup = guard === undefined ? undefined : guardedLookup(guard.allowPrivateIP);
-  for (let hop = 0; ; hop++) {
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new Error(`unsupported protocol ${url.protocol}`);
-    }
-    const refused = guard === undefined ? undefined : urlProblem(url, guard);
-    if (refused !== undefined) throw new Error(`refused: ${refused}`);
-    const target = url;
-    const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = (target.protocol === "https:" ? httpsRequest : httpRequest)(
-        target,
-        { headers, signal: opts.signal, ...(lookup !== undefined ? { lookup } : {}) },
-        resolve,
-      );
-      req.once("error", reject);
-      req.end();
-    });
-    const status = res.statusCode ?? 0;
-    const location = res.headers.location;
-    if (status >= 300 && status < 400 && location !== undefined) {
-      res.resume();
-      if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
-      const next = new URL(location, url);
-      if (next.origin !== url.origin) {
-        headers = Object.fromEntries(
-          Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k.toLowerCase())),
-        );
-      }
-      url = next;
-      continue;
-    }
-    if (status < 200 || status > 299) {
-      res.resume();
-      throw new HttpStatusError(status);
-    }
-    return readBody(res, opts.maxBytes);
-  }
-}
-
-async function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const tooLarge = (): Error => new Error(`larger than ${maxBytes} bytes`);
-  if (Number(res.headers["content-length"] ?? 0) > maxBytes) {
-    res.destroy();
-    throw tooLarge();
-  }
-  const encoding = (res.headers["content-encoding"] ?? "identity").trim().toLowerCase();
-  let body: Readable = res;
-  if (encoding !== "identity" && encoding !== "") {
-    const decoder =
-      encoding === "gzip" || encoding === "x-gzip"
-        ? createGunzip()
-        : encoding === "deflate"
-          ? createInflate()
-          : encoding === "br"
-            ? createBrotliDecompress()
-            : undefined;
-    if (decoder === undefined) {
-      res.destroy();
-      throw new Error(`unsupported content-encoding ${encoding}`);
-    }
-    res.once("error", (err) => decoder.destroy(err));
-    body = res.pipe(decoder);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBytes) throw tooLarge();
-      chunks.push(chunk);
-    }
-  } finally {
-    if (size > maxBytes || !res.complete) res.destroy();
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  const answer = await sendRequest(url, {
+    ...(opts.headers !== undefined ? { headers: opts.headers } : {}),
+    ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+    ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs } : {}),
+    maxBytes: opts.maxBytes,
+    decompress: true,
+    maxRedirects: MAX_REDIRECTS,
+    allowPrivateAddresses: guard === undefined || guard.allowPrivateIP,
+    ...(guard !== undefined ? { checkUrl: (u: URL) => urlProblem(u, guard) } : {}),
+    acceptStatus: (status) => status >= 200 && status <= 299,
+  });
+  return answer.body;
 }
 
 export function resolvePath(baseDir: string, p: string): string {
@@ -205,13 +133,12 @@ export async function fetchUrl(
     guard?: LocationPolicy;
   },
 ): Promise<Buffer> {
-  const timeoutMs = parseDuration(opts.timeout ?? "30s");
-  const signals = [AbortSignal.timeout(timeoutMs)];
-  if (opts.signal !== undefined) signals.push(opts.signal);
   try {
     return await httpGet(new URL(url), {
       ...(opts.headers !== undefined ? { headers: definedValues(opts.headers) } : {}),
-      signal: AbortSignal.any(signals),
+      // The sync's deadline and cancellation, and the source's own time limit.
+      ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+      deadlineMs: parseDuration(opts.timeout ?? "30s"),
       maxBytes: opts.maxBytes ?? MAX_FILE_BYTES,
       ...(opts.guard !== undefined ? { guard: opts.guard } : {}),
     });
@@ -427,20 +354,13 @@ export async function* fetchApiPages(
       u = new URL(`${base}${form}/servers`);
       u.searchParams.set("limit", String(opts.pageSize ?? 100));
       if (cursor !== undefined) u.searchParams.set("cursor", cursor);
-      // A timer per page, cleared when the page is read (AbortSignal.timeout would leave a
-      // pending 60 s timer, and the objects it holds, behind every page).
-      const timeout = new AbortController();
-      const timer = setTimeout(
-        () => timeout.abort(new Error("timed out")),
-        opts.timeoutMs ?? 60_000,
-      );
       try {
         bytes = await httpGet(u, {
           headers: { accept: "application/json" },
-          signal:
-            opts.signal === undefined
-              ? timeout.signal
-              : AbortSignal.any([timeout.signal, opts.signal]),
+          // The sync's deadline and cancellation, and a time limit per page (a timer cleared
+          // when the page is read: none is left pending behind every page).
+          ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
+          deadlineMs: opts.timeoutMs ?? 60_000,
           maxBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - total + 1),
           ...(opts.guard !== undefined ? { guard: opts.guard } : {}),
         });
@@ -453,8 +373,6 @@ export async function* fetchApiPages(
           continue;
         }
         throw new McpfleetError("ERR_SYNC_FAILED", tried.join("; "), { cause: err });
-      } finally {
-        clearTimeout(timer);
       }
     }
     const form = forms[0] as ApiForm;

@@ -8,7 +8,7 @@ import { realpathSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { McpfleetError } from "../../errors.js";
-import { isPrivateAddress } from "../auth/address.js";
+import { isPrivateAddress } from "../../infra/private-address.js";
 import type { AdminSourcesConfig, SourceConfig } from "../config/types.js";
 
 export interface LocationPolicy {
