@@ -3,7 +3,7 @@
 // files mounted from their Secrets, client secrets and Redis credentials as environment
 // variables the runner reads by name, never values.
 import type * as T from "../../generated/types.js";
-import type { PodExtras } from "./runner.js";
+import type { PodExtras } from "./pod-extras.js";
 
 const SCHEMA_VERSION = "v0.1.0";
 const SENTINEL_PORT = 26379;

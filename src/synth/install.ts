@@ -10,7 +10,7 @@ import { API_GROUP } from "../schema/kinds.js";
 import type { KubeObject } from "./model.js";
 import { MCPFLEET_IMAGE_REPOSITORY } from "./options.js";
 import { sortObjects } from "./render.js";
-import { VMCP_READS } from "./constructs/virtualmcpserver.js";
+import { VMCP_READS } from "./constructs/vmcp/names.js";
 
 export const INSTALL_NAMESPACE = "mcpfleet-system";
 export const CONTROLLER_NAME = "mcpfleet-controller";

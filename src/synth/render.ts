@@ -1,8 +1,14 @@
 import { ApiObject, App, Chart } from "cdk8s";
 import { KINDS, type Kind } from "../schema/kinds.js";
-import type { RendererTable, SynthContext } from "./context.js";
+import {
+  emptyResolution,
+  type RendererTable,
+  type Resolution,
+  type SynthContext,
+} from "./context.js";
 import { ownerOf } from "./constructs/common.js";
 import { RENDERERS } from "./constructs/index.js";
+import { type SynthIssue, SynthIssues } from "./issues.js";
 import { type KubeObject, type Resource, ResourceSet } from "./model.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "./options.js";
 
@@ -45,6 +51,10 @@ export interface SynthResult {
   byNamespace: Map<string, KubeObject[]>;
   /** The resource each object (of `objects`) was rendered for. */
   owners: Map<KubeObject, Resource>;
+  /** What the renderers reported, in the order resources are rendered (namespace, kind, name). */
+  issues: SynthIssue[];
+  /** What the renderers resolved that status reports too (computeStatus's `resolved`). */
+  resolved: Resolution;
 }
 
 function render<K extends Kind>(
@@ -68,7 +78,8 @@ export function synthesize(
   table: RendererTable = RENDERERS,
 ): SynthResult {
   const set = new ResourceSet(resources);
-  const context: SynthContext = { resources: set, options };
+  const issues = new SynthIssues();
+  const context: SynthContext = { resources: set, options, issues, resolved: emptyResolution() };
   const app = new App();
   const byNamespace = new Map<string, KubeObject[]>();
   const owners = new Map<KubeObject, Resource>();
@@ -92,5 +103,5 @@ export function synthesize(
     byNamespace.set(namespace, sortObjects(objects));
   }
   const objects = sortObjects([...byNamespace.values()].flat());
-  return { objects, byNamespace, owners };
+  return { objects, byNamespace, owners, issues: issues.all(), resolved: context.resolved };
 }

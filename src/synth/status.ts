@@ -5,15 +5,14 @@
 // parameter, and what only the cluster knows (ready replicas) comes in as observations.
 import type * as T from "../../generated/types.js";
 import { KINDS, type Kind } from "../schema/kinds.js";
+import { type Resolution, resolvedKey } from "./context.js";
+import { embeddingServerUrl } from "./constructs/embeddingserver.js";
 import { registryUrl } from "./constructs/mcpregistry.js";
 import { mcpServerUrl } from "./constructs/mcpserver.js";
 import { remoteProxyUrl } from "./constructs/mcpremoteproxy.js";
-import {
-  embeddingServerUrl,
-  resolveBackends,
-  vmcpGroup,
-  vmcpUrl,
-} from "./constructs/virtualmcpserver.js";
+import { runnerNotRendered } from "./constructs/runner-workload.js";
+import { resolveVmcpMembers, vmcpGroup } from "./constructs/vmcp/backends.js";
+import { vmcpUrl } from "./constructs/vmcp/names.js";
 import { contentHash } from "./hash.js";
 import { type Resource, type ResourceSet, groupName } from "./model.js";
 
@@ -30,6 +29,11 @@ export interface StatusOptions {
   now?: string;
   /** Ready replicas per workload, by `<kind>/<namespace>/<name>`. */
   observe?: (kind: Kind, namespace: string, name: string) => Observation | undefined;
+  /**
+   * What synthesis resolved (SynthResult.resolved) for the same set: status reports it as is.
+   * Without it, status resolves what it needs itself.
+   */
+  resolved?: Resolution;
 }
 
 export type Status = Record<string, unknown>;
@@ -183,6 +187,7 @@ interface Ctx {
   set: ResourceSet;
   now: string;
   observe: NonNullable<StatusOptions["observe"]>;
+  resolved: Resolution | undefined;
 }
 
 function condition(
@@ -295,15 +300,10 @@ function workloadState(
   };
 }
 
-/**
- * Why synthesis renders nothing for a runner workload it could otherwise render: OIDC settings
- * kept in a ConfigMap, which synthesis cannot read (docs/synth.md, "The run-config").
- */
+/** Why synthesis renders nothing for a workload it could otherwise render. */
 function unrenderable(r: Resource): string | undefined {
-  if (r.kind !== "MCPServer" && r.kind !== "MCPRemoteProxy") return undefined;
-  const oidc = (r.spec as { oidcConfig?: { type?: string } }).oidcConfig;
-  return oidc?.type === "configMap"
-    ? "oidcConfig of type configMap cannot be rendered into the run-config; use oidcConfigRef"
+  return r.kind === "MCPServer" || r.kind === "MCPRemoteProxy"
+    ? runnerNotRendered(r)
     : undefined;
 }
 
@@ -426,11 +426,9 @@ function compositeStatus(r: Resource<"VirtualMCPCompositeToolDefinition">, ctx: 
 }
 
 function vmcpStatus(r: Resource<"VirtualMCPServer">, ctx: Ctx): Status {
-  const group = vmcpGroup(r);
-  const ns = r.metadata.namespace;
-  const groupExists = group !== undefined && ctx.set.get("MCPGroup", ns, group) !== undefined;
-  const backends = groupExists ? resolveBackends(ctx.set, ns, group) : [];
-  return workloadStatus(r, ctx, vmcpUrl(r.metadata.name, ns), {
+  const { backends } =
+    ctx.resolved?.vmcpMembers.get(resolvedKey(r)) ?? resolveVmcpMembers(r, ctx.set);
+  return workloadStatus(r, ctx, vmcpUrl(r.metadata.name, r.metadata.namespace), {
     backendCount: backends.length,
     discoveredBackends: backends.map((b) => ({
       name: b.name,
@@ -448,6 +446,7 @@ export function computeStatus(r: Resource, set: ResourceSet, options: StatusOpti
     set,
     now: options.now ?? EPOCH,
     observe: options.observe ?? (() => undefined),
+    resolved: options.resolved,
   };
   switch (r.kind) {
     case "MCPToolConfig":

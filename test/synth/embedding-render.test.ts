@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderEmbeddingServer } from "../../src/synth/constructs/embeddingserver.js";
-import { renderVirtualMCPServer } from "../../src/synth/constructs/virtualmcpserver.js";
+import { renderVirtualMCPServer } from "../../src/synth/constructs/vmcp/index.js";
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { loadTexts, resourcesOfText } from "../../src/synth/load.js";
 import type { KubeObject, Resource } from "../../src/synth/model.js";

@@ -10,7 +10,7 @@ import {
   registryConfigYaml,
   renderMCPRegistry,
 } from "../../src/synth/constructs/mcpregistry.js";
-import { CONFIG_CHECKSUM_ANNOTATION } from "../../src/synth/constructs/virtualmcpserver.js";
+import { CONFIG_CHECKSUM_ANNOTATION } from "../../src/synth/constructs/vmcp/index.js";
 import { contentHash } from "../../src/synth/hash.js";
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { loadTexts, resourcesOfText } from "../../src/synth/load.js";

@@ -2,17 +2,21 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { defaultSchemaSet, VMCP_CONFIG_SCHEMA_ID } from "../../src/schema/index.js";
-import {
-  buildVmcpConfig,
-  renderVirtualMCPServer,
-} from "../../src/synth/constructs/virtualmcpserver.js";
+import { renderVirtualMCPServer } from "../../src/synth/constructs/vmcp/index.js";
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { resourcesOfText } from "../../src/synth/load.js";
 import { REFERENCE_RESOURCES } from "../schema/helpers.js";
 import { hasSharedData } from "../support/shared-data.js";
 import { type Resource, ResourceSet } from "../../src/synth/model.js";
 import { synthesize } from "../../src/synth/render.js";
-import { configOf, FIXTURE, loadFixture, NAMESPACE } from "./vmcp-fixture.js";
+import {
+  buildReported,
+  configOf,
+  expectNotRendered,
+  FIXTURE,
+  loadFixture,
+  NAMESPACE,
+} from "./vmcp-fixture.js";
 
 function resourcesIn(dir: string): Resource[] {
   return readdirSync(dir)
@@ -57,8 +61,8 @@ describe.each([
 
   it("renders a configuration valid against the Config schema", () => {
     for (const v of servers) {
-      const build = buildVmcpConfig(v, set);
-      if (build.fatal !== undefined) continue;
+      const { build } = buildReported(v, set);
+      if (build === undefined) continue;
       const issues = defaultSchemaSet()
         .validateSchema(VMCP_CONFIG_SCHEMA_ID, build.config)
         .filter((i) => !KNOWN.some((re) => re.test(i.path)));
@@ -89,7 +93,7 @@ describe("VirtualMCPServer: client auth that cannot be rendered safely renders n
       NAMESPACE,
       "gateway",
     ) as Resource<"VirtualMCPServer">;
-    expect(buildVmcpConfig(gateway, set).fatal).toMatch(/configMap/);
+    expectNotRendered(buildReported(gateway, set), /configMap/);
     const objects = synthesize(resources, undefined, {
       VirtualMCPServer: renderVirtualMCPServer,
     }).objects;
@@ -136,6 +140,6 @@ describe("VirtualMCPServer: client auth that cannot be rendered safely renders n
     const resources = await loadFixture(text);
     const set = new ResourceSet(resources);
     const plain = set.get("VirtualMCPServer", NAMESPACE, "plain") as Resource<"VirtualMCPServer">;
-    expect(buildVmcpConfig(plain, set).fatal).toMatch(/configMap/);
+    expectNotRendered(buildReported(plain, set), /configMap/);
   });
 });

@@ -1,8 +1,11 @@
 // A namespace with one group of every backend kind, the configuration kinds a virtual server
 // references, and core Secrets whose values must never appear in rendered ConfigMaps.
 import { parse } from "yaml";
+import { expect } from "vitest";
+import { buildVmcpConfig, type VmcpBuild } from "../../src/synth/constructs/vmcp/index.js";
+import { type SynthIssue, SynthIssues } from "../../src/synth/issues.js";
 import { loadTexts } from "../../src/synth/load.js";
-import type { KubeObject, Resource } from "../../src/synth/model.js";
+import type { KubeObject, Resource, ResourceSet } from "../../src/synth/model.js";
 
 export const NAMESPACE = "team";
 
@@ -307,4 +310,26 @@ export function configMapText(objects: KubeObject[]): string {
     .filter((o) => o.kind === "ConfigMap")
     .map((o) => JSON.stringify(o.data ?? {}))
     .join("\n");
+}
+
+/** A virtual server's build and the issues it reported. */
+export function buildReported(
+  resource: Resource<"VirtualMCPServer">,
+  set: ResourceSet,
+): { build: VmcpBuild | undefined; issues: SynthIssue[] } {
+  const issues = new SynthIssues();
+  const build = buildVmcpConfig(resource, set, issues.for(resource));
+  return { build, issues: issues.all() };
+}
+
+/** Asserts the build rendered nothing and reported exactly one error whose message matches. */
+export function expectNotRendered(
+  outcome: { build: VmcpBuild | undefined; issues: SynthIssue[] },
+  why: RegExp,
+): void {
+  expect(outcome.build).toBeUndefined();
+  expect(outcome.issues.map((i) => [i.severity, i.code])).toEqual([
+    ["error", "SYNTH_NOT_RENDERED"],
+  ]);
+  expect(outcome.issues[0]?.message).toMatch(why);
 }

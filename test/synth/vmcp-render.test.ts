@@ -2,20 +2,21 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type * as T from "../../generated/types.js";
 import { defaultSchemaSet, VMCP_CONFIG_SCHEMA_ID } from "../../src/schema/index.js";
 import {
-  buildVmcpConfig,
   CONFIG_CHECKSUM_ANNOTATION,
   renderVirtualMCPServer,
   resolveBackends,
-} from "../../src/synth/constructs/virtualmcpserver.js";
+} from "../../src/synth/constructs/vmcp/index.js";
 import { contentHash } from "../../src/synth/hash.js";
 import { checkObjects } from "../../src/synth/kube-check.js";
 import { type KubeObject, type Resource, ResourceSet } from "../../src/synth/model.js";
 import { synthesize } from "../../src/synth/render.js";
 import { toYaml } from "../../src/synth/yaml.js";
 import {
+  buildReported,
   configMapText,
   configOf,
   CORE_SECRETS,
+  expectNotRendered,
   find,
   FIXTURE,
   loadFixture,
@@ -127,9 +128,7 @@ describe("VirtualMCPServer: backends from the group", () => {
     );
     const plain = set.get("VirtualMCPServer", NAMESPACE, "plain");
     expect(plain).toBeDefined();
-    expect(buildVmcpConfig(plain as Resource<"VirtualMCPServer">, set).fatal).toMatch(
-      /MCPGroup nope/,
-    );
+    expectNotRendered(buildReported(plain as Resource<"VirtualMCPServer">, set), /MCPGroup nope/);
     const out = synthesize(set.all(), undefined, only).objects;
     expect(out.filter((o) => o.metadata.name.startsWith("plain"))).toEqual([]);
     expect(out.some((o) => o.metadata.name === "gateway")).toBe(true);
@@ -260,11 +259,12 @@ describe("VirtualMCPServer: the rendered configuration", () => {
 
   it("warns, and sends no credentials, for an auth type a backend cannot use (awsSts)", () => {
     const set = new ResourceSet(resources);
-    const build = buildVmcpConfig(
+    const { issues } = buildReported(
       set.get("VirtualMCPServer", NAMESPACE, "gateway") as Resource<"VirtualMCPServer">,
       set,
     );
-    expect(build.warnings.some((w) => w.includes("aws") && w.includes("awsSts"))).toBe(true);
+    const warnings = issues.filter((i) => i.severity === "warning").map((i) => i.message);
+    expect(warnings.some((w) => w.includes("aws") && w.includes("awsSts"))).toBe(true);
     expect(config.outgoingAuth?.backends?.["stdio-sse"]).toBeUndefined();
   });
 
@@ -286,12 +286,13 @@ describe("VirtualMCPServer: the rendered configuration", () => {
 
   it("keeps an unresolved composite tool ref and warns", () => {
     const set = new ResourceSet(resources.filter((r) => r.metadata.name !== "shared-flow"));
-    const build = buildVmcpConfig(
+    const { build, issues } = buildReported(
       set.get("VirtualMCPServer", NAMESPACE, "gateway") as Resource<"VirtualMCPServer">,
       set,
     );
-    expect(build.config.compositeToolRefs).toEqual([{ name: "shared-flow" }]);
-    expect(build.warnings.join("\n")).toMatch(/shared-flow not found/);
+    expect(build?.config.compositeToolRefs).toEqual([{ name: "shared-flow" }]);
+    const warnings = issues.filter((i) => i.severity === "warning").map((i) => i.message);
+    expect(warnings.join("\n")).toMatch(/shared-flow not found/);
   });
 
   it("renders telemetry from the MCPTelemetryConfig, sensitive headers through env", () => {

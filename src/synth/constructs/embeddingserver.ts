@@ -1,7 +1,7 @@
 import type { KindRenderer } from "../context.js";
 import { labelValue } from "../names.js";
 import { restrictedContainer, restrictedPod } from "../security.js";
-import { type KubeObject } from "../model.js";
+import { type KubeObject, type Resource } from "../model.js";
 import { shorten } from "../names.js";
 import {
   applyResourceOverrides,
@@ -51,6 +51,12 @@ export const STATEFULSET_NAME_MAX = 52;
 
 /** Name of the StatefulSet and of its Service, shortened deterministically when too long. */
 export const embeddingServerName = (name: string): string => shorten(name, STATEFULSET_NAME_MAX);
+
+/** In-cluster base URL of an EmbeddingServer's Service. */
+export function embeddingServerUrl(es: Resource<"EmbeddingServer">): string {
+  const port = es.spec?.port ?? 8080;
+  return `http://${embeddingServerName(es.metadata.name)}.${es.metadata.namespace}.svc.cluster.local:${port}`;
+}
 
 /**
  * Renders an EmbeddingServer: StatefulSet and Service `<n>`, container `embedding` running the

@@ -3,7 +3,7 @@ import { renderEmbeddingServer } from "./embeddingserver.js";
 import { renderMCPRegistry } from "./mcpregistry.js";
 import { renderMCPRemoteProxy } from "./mcpremoteproxy.js";
 import { renderMCPServer } from "./mcpserver.js";
-import { renderVirtualMCPServer } from "./virtualmcpserver.js";
+import { renderVirtualMCPServer } from "./vmcp/index.js";
 
 /**
  * One construct per kind that creates workloads. MCPGroup, MCPServerEntry, the composite tool

@@ -22,7 +22,7 @@ import {
   type PodTemplate,
 } from "../pod.js";
 import { emit, emitRbac, READ_VERBS } from "./common.js";
-import { CONFIG_CHECKSUM_ANNOTATION } from "./virtualmcpserver.js";
+import { CONFIG_CHECKSUM_ANNOTATION } from "./vmcp/names.js";
 
 export const REGISTRY_CONTAINER = "registry-api";
 export const REGISTRY_PORT = 8080;

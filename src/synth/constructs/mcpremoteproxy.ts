@@ -9,7 +9,6 @@ import { dnsLabel, dnsSubdomain } from "../names.js";
 import { type Container, compact, kubeResources } from "../pod.js";
 import {
   type Lookup,
-  PodExtras,
   RUNCONFIG_SCHEMA_VERSION,
   resolveAudit,
   resolveAuth,
@@ -19,14 +18,17 @@ import {
   resolveTelemetry,
   resolveToolConfig,
 } from "../runner.js";
+import { PodExtras } from "../pod-extras.js";
 import { READ_VERBS, emitRbac } from "./common.js";
 import {
   emitRunnerWorkload,
   proxyPullSecrets,
+  RUNNER_CONTAINER,
   runnerEnv,
+  runnerNotRendered,
   runnerProbes,
 } from "./runner-workload.js";
-import { DEFAULT_PROXY_PORT, RUNNER_CONTAINER, RUNNER_RESOURCES, proxyUrl } from "./mcpserver.js";
+import { DEFAULT_PROXY_PORT, RUNNER_RESOURCES, proxyUrl } from "./mcpserver.js";
 
 export const MCPREMOTEPROXY_APP = "mcpremoteproxy";
 
@@ -107,9 +109,13 @@ export const REMOTE_PROXY_RULES = [
 ];
 
 export const renderMCPRemoteProxy: KindRenderer<"MCPRemoteProxy"> = (scope, r, context) => {
-  // OIDC settings kept in a ConfigMap cannot be read at synthesis, and the runner has no file
-  // path for them: rather than a server without the client authentication asked for, none.
-  if (r.spec.oidcConfig?.type === "configMap") return;
+  const why = runnerNotRendered(r);
+  if (why !== undefined) {
+    context.issues
+      .for(r)
+      .error("SYNTH_NOT_RENDERED", `renders nothing: ${why}`, "/spec/oidcConfig");
+    return;
+  }
   const spec = r.spec;
   const name = r.metadata.name;
   const names = remoteProxyNames(name);

@@ -19,10 +19,7 @@ import {
   secretRefsEnv,
 } from "../pod.js";
 import {
-  type KubeVolume,
-  type KubeVolumeMount,
   type Lookup,
-  PodExtras,
   RUNCONFIG_SCHEMA_VERSION,
   resolveAudit,
   resolveAuth,
@@ -33,17 +30,19 @@ import {
   resolveTelemetry,
   resolveToolConfig,
 } from "../runner.js";
+import { type KubeVolume, type KubeVolumeMount, PodExtras } from "../pod-extras.js";
 import { ALL_VERBS, READ_VERBS, emit, emitRbac, serviceHost } from "./common.js";
 import {
   emitRunnerWorkload,
   proxyPullSecrets,
+  RUNNER_CONTAINER,
   runnerEnv,
+  runnerNotRendered,
   runnerProbes,
 } from "./runner-workload.js";
 
 export const MCPSERVER_APP = "mcpserver";
 export const MCP_CONTAINER = "mcp";
-export const RUNNER_CONTAINER = "toolhive";
 export const DEFAULT_PROXY_PORT = 8080;
 
 /** Default resources of the proxy-runner container (the MCP server's are spec.resources). */
@@ -266,9 +265,13 @@ export const PROXY_RUNNER_RULES = [
 ];
 
 export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) => {
-  // OIDC settings kept in a ConfigMap cannot be read at synthesis, and the runner has no file
-  // path for them: rather than a server without the client authentication asked for, none.
-  if (r.spec.oidcConfig?.type === "configMap") return;
+  const why = runnerNotRendered(r);
+  if (why !== undefined) {
+    context.issues
+      .for(r)
+      .error("SYNTH_NOT_RENDERED", `renders nothing: ${why}`, "/spec/oidcConfig");
+    return;
+  }
   const spec = r.spec;
   const name = r.metadata.name;
   const names = mcpServerNames(name);

@@ -14,10 +14,13 @@ import {
   applyResourceOverrides,
   compact,
 } from "../pod.js";
-import { type PodExtras, RUNCONFIG_CHECKSUM, RUNCONFIG_DIR, RUNCONFIG_KEY } from "../runner.js";
+import type { PodExtras } from "../pod-extras.js";
+import { RUNCONFIG_CHECKSUM, RUNCONFIG_DIR, RUNCONFIG_KEY } from "../runner.js";
 import { restrictedContainer, restrictedPod } from "../security.js";
 import { emit } from "./common.js";
-import { RUNNER_CONTAINER } from "./mcpserver.js";
+
+/** The proxy runner's container in the pods of MCPServer and MCPRemoteProxy. */
+export const RUNNER_CONTAINER = "toolhive";
 
 type Metadata = { labels?: Record<string, string>; annotations?: Record<string, string> };
 
@@ -67,6 +70,17 @@ export function runnerProbes(
       failureThreshold: 3,
     }),
   };
+}
+
+/**
+ * Why a runner workload renders nothing: OIDC settings kept in a ConfigMap cannot be read at
+ * synthesis, and the runner has no file path for them; rather than a server without the client
+ * authentication asked for, none (docs/synth.md, "The run-config").
+ */
+export function runnerNotRendered(r: Resource<"MCPServer" | "MCPRemoteProxy">): string | undefined {
+  return r.spec.oidcConfig?.type === "configMap"
+    ? "oidcConfig of type configMap cannot be rendered into the run-config; use oidcConfigRef"
+    : undefined;
 }
 
 export interface RunnerWorkload {

@@ -1,0 +1,109 @@
+// The group a virtual server aggregates and the members it reaches in it, resolved once per
+// synthesis: the configuration lists them as backends and status reports them.
+import { groupName, type Resource, type ResourceSet } from "../../model.js";
+import { dnsLabel } from "../../names.js";
+
+type Transport = "sse" | "streamable-http";
+
+/** One member of the virtual server's group, as the virtual server reaches it. */
+export interface ResolvedBackend {
+  name: string;
+  kind: "MCPServer" | "MCPRemoteProxy" | "MCPServerEntry";
+  url: string;
+  transport: Transport;
+  /** The MCPExternalAuthConfig the workload itself names (used by `discovered` auth). */
+  externalAuthConfigRef?: string;
+  /** CA bundle of an entry backend, from a ConfigMap key. */
+  caBundle?: { configMap: string; key: string };
+}
+
+function proxyPath(transport: Transport, name: string): string {
+  return transport === "sse" ? `/sse#${name}` : "/mcp";
+}
+
+/**
+ * The members of the virtual server's group, sorted by name: MCPServers and MCPRemoteProxies by
+ * the URL of their proxy Service, MCPServerEntries by their remote URL.
+ */
+export function resolveBackends(
+  set: ResourceSet,
+  namespace: string,
+  group: string,
+): ResolvedBackend[] {
+  const out: ResolvedBackend[] = [];
+  for (const s of set.list("MCPServer", namespace)) {
+    if (groupName(s.spec.groupRef) !== group) continue;
+    const transport: Transport =
+      s.spec.transport === "sse" || s.spec.transport === "streamable-http"
+        ? s.spec.transport
+        : (s.spec.proxyMode ?? "streamable-http");
+    const port = s.spec.proxyPort ?? 8080;
+    const host = `${dnsLabel(`mcp-${s.metadata.name}-proxy`)}.${namespace}.svc.cluster.local`;
+    out.push({
+      name: s.metadata.name,
+      kind: "MCPServer",
+      url: `http://${host}:${port}${proxyPath(transport, s.metadata.name)}`,
+      transport,
+      ...(s.spec.externalAuthConfigRef
+        ? { externalAuthConfigRef: s.spec.externalAuthConfigRef.name }
+        : {}),
+    });
+  }
+  for (const p of set.list("MCPRemoteProxy", namespace)) {
+    if (groupName(p.spec.groupRef) !== group) continue;
+    const transport: Transport = p.spec.transport ?? "streamable-http";
+    const port = p.spec.proxyPort ?? 8080;
+    const host = `${dnsLabel(`mcp-${p.metadata.name}-remote-proxy`)}.${namespace}.svc.cluster.local`;
+    out.push({
+      name: p.metadata.name,
+      kind: "MCPRemoteProxy",
+      url: `http://${host}:${port}${proxyPath(transport, p.metadata.name)}`,
+      transport,
+      ...(p.spec.externalAuthConfigRef
+        ? { externalAuthConfigRef: p.spec.externalAuthConfigRef.name }
+        : {}),
+    });
+  }
+  for (const e of set.list("MCPServerEntry", namespace)) {
+    if (groupName(e.spec.groupRef) !== group) continue;
+    const url = e.spec.remoteURL ?? e.spec.remoteUrl;
+    if (url === undefined) continue;
+    const ca = e.spec.caBundleRef?.configMapRef;
+    out.push({
+      name: e.metadata.name,
+      kind: "MCPServerEntry",
+      url,
+      transport: e.spec.transport,
+      ...(e.spec.externalAuthConfigRef
+        ? { externalAuthConfigRef: e.spec.externalAuthConfigRef.name }
+        : {}),
+      ...(ca ? { caBundle: { configMap: ca.name, key: ca.key ?? "ca.crt" } } : {}),
+    });
+  }
+  return out.sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.kind.localeCompare(b.kind),
+  );
+}
+
+/** The group a virtual server aggregates: `spec.groupRef`, else the older `spec.config.groupRef`. */
+export function vmcpGroup(resource: Resource<"VirtualMCPServer">): string | undefined {
+  return groupName(resource.spec.groupRef) ?? resource.spec.config?.groupRef;
+}
+
+/** The virtual server's group and, when the group exists, its members. */
+export interface VmcpMembers {
+  group: string | undefined;
+  groupFound: boolean;
+  /** Sorted; empty when the group is not found. */
+  backends: ResolvedBackend[];
+}
+
+export function resolveVmcpMembers(
+  resource: Resource<"VirtualMCPServer">,
+  set: ResourceSet,
+): VmcpMembers {
+  const ns = resource.metadata.namespace;
+  const group = vmcpGroup(resource);
+  const groupFound = group !== undefined && set.get("MCPGroup", ns, group) !== undefined;
+  return { group, groupFound, backends: groupFound ? resolveBackends(set, ns, group) : [] };
+}
