@@ -2,14 +2,9 @@
 // directory) and PostgreSQL through `pg`. Placeholders are `$1`, `$2`... on both; where the SQL
 // must differ the store asks the driver's dialect.
 import type { Dialect } from "./dialect.js";
+import type { Queryable } from "./queryable.js";
 
-export interface QueryResult<T> {
-  rows: T[];
-}
-
-export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
-}
+export type { Queryable, QueryResult } from "./queryable.js";
 
 export interface Db extends Queryable {
   readonly driver: "sqlite" | "postgres";

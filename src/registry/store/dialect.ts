@@ -3,7 +3,7 @@
 // PostgreSQL spell differently (lists as parameters, casts, locks, the generation counter and
 // search). Lists are passed as JavaScript arrays on both: `pg` sends them as arrays, the SQLite
 // driver as JSON text that json_each reads.
-import type { Queryable } from "./db.js";
+import type { Queryable } from "./queryable.js";
 
 export interface Migration {
   version: number;
