@@ -4,7 +4,7 @@
 // must be one of that server's upstream providers (the spec's rule: the token injected is the
 // one that provider issued).
 import type { Kind } from "../schema/index.js";
-import { isObject } from "./resource.js";
+import { isObject } from "../json.js";
 import type { Position } from "./yaml-docs.js";
 
 /** What the rules need of an MCPExternalAuthConfig, or of a workload that names them. */

@@ -8,6 +8,7 @@ import { loadAll } from "js-yaml";
 import { McpfleetError } from "../errors.js";
 import { SchemaSet, type SchemaIssue, type SchemaNode } from "../schema/index.js";
 import { collectInputs, isInputError } from "./sources.js";
+import { isObject } from "../json.js";
 
 /** The kinds the CRDs of one run define, by `apiVersion/Kind`. */
 export class CrdSchemas {
@@ -32,10 +33,6 @@ export class CrdSchemas {
   validate(id: string, doc: unknown): SchemaIssue[] {
     return this.set.validateSchema(id, doc);
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** Formats the API server checks that ajv-formats checks the same way; others are dropped. */

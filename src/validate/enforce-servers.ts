@@ -12,7 +12,8 @@ import type {
   catalogSources as CatalogSources,
 } from "../registry/images/mcpregistry-sources.js";
 import type { RegistryListing, SourceListing } from "../registry/images/policy.js";
-import { addPositionedIssue, isObject, type IssueTarget } from "./resource.js";
+import { isObject } from "../json.js";
+import { addPositionedIssue, type IssueTarget } from "./resource.js";
 import type { ResourceResult } from "./types.js";
 import type { Position } from "./yaml-model.js";
 

@@ -5,7 +5,7 @@
 // and on the two-core development machine, shared with other work, two workers took about 1.45
 // times the CPU time of one thread and were no faster (docs/validate.md).
 import { Worker } from "node:worker_threads";
-import type { PoolTask, PooledFile } from "./validate.js";
+import type { PoolReply, PoolTask, PooledFile } from "./pool-protocol.js";
 
 /** Threads to use: the number asked for, at most one per file; 1 means no pool. */
 export function poolSize(files: number, requested: number | undefined): number {
@@ -21,8 +21,6 @@ function startWorker(): Worker {
   }
   return new Worker(new URL("./worker.js", here));
 }
-
-type Reply = { ok: true; done: PooledFile } | { ok: false; error: string };
 
 /**
  * Runs the tasks on `threads` workers, each taking the next file when it is done with one;
@@ -41,7 +39,7 @@ export async function runPool(tasks: readonly PoolTask[], threads: number): Prom
         const i = next++;
         const task = tasks[i];
         if (task === undefined) return;
-        worker.once("message", (reply: Reply) => {
+        worker.once("message", (reply: PoolReply) => {
           if (!reply.ok) {
             reject(new Error(reply.error));
             return;

@@ -10,7 +10,7 @@ import {
   type WorkloadPattern,
 } from "./reference-table.js";
 import { escapeSegment, toPointer } from "../json-pointer.js";
-import { isObject } from "./resource.js";
+import { isObject } from "../json.js";
 import type { LocateTarget, Position } from "./yaml-model.js";
 
 /** A name one of our resources must exist under (in the referring resource's namespace). */

@@ -3,9 +3,10 @@
 // added to a schema is checked without touching this module; the few references that are not
 // `...Ref` properties (backend workload names of a virtual server) are listed by path.
 import { type Kind, KINDS, kindSchemaId } from "../schema/kinds.js";
-import type { SchemaFile, SchemaNode } from "../schema/load.js";
+import type { SchemaFile } from "../schema/load.js";
 import { SchemaIndex } from "../schema/resolve.js";
 import { toPointer } from "../json-pointer.js";
+import { isObject } from "../json.js";
 
 /** Property names that name another resource of ours, in the same namespace. */
 export const REFERENCE_PROPERTIES: Readonly<Record<string, { targets: Kind[]; list?: boolean }>> = {
@@ -97,10 +98,6 @@ export const WORKLOAD_PATTERNS: Partial<Record<Kind, WorkloadPattern[]>> = {
   ],
 };
 
-function isNode(value: unknown): value is SchemaNode {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 const MAX_PATH = 24;
 
 /** Every reference pattern of one kind, found by walking its schema. */
@@ -114,7 +111,7 @@ export function findReferencePatterns(
   const active = new Set<string>();
 
   const visit = (node: unknown, fileId: string, path: string[]): void => {
-    if (!isNode(node) || path.length > MAX_PATH) return;
+    if (!isObject(node) || path.length > MAX_PATH) return;
     const ref = node.$ref;
     if (typeof ref === "string") {
       const resolved = index.resolve(fileId, ref);
@@ -129,7 +126,7 @@ export function findReferencePatterns(
       const branches = node[keyword];
       if (Array.isArray(branches)) for (const b of branches) visit(b, fileId, path);
     }
-    if (isNode(node.properties)) {
+    if (isObject(node.properties)) {
       for (const [name, sub] of Object.entries(node.properties)) {
         if (path.length === 0 && (name === "status" || name === "metadata")) continue;
         const reference = REFERENCE_PROPERTIES[name];
@@ -146,8 +143,9 @@ export function findReferencePatterns(
         visit(sub, fileId, [...path, name]);
       }
     }
-    if (isNode(node.items)) visit(node.items, fileId, [...path, "*"]);
-    if (isNode(node.additionalProperties)) visit(node.additionalProperties, fileId, [...path, "*"]);
+    if (isObject(node.items)) visit(node.items, fileId, [...path, "*"]);
+    if (isObject(node.additionalProperties))
+      visit(node.additionalProperties, fileId, [...path, "*"]);
   };
 
   visit(index.file(rootId).schema, rootId, []);
@@ -197,8 +195,8 @@ export function allRefPropertyNames(files: readonly SchemaFile[]): Set<string> {
       for (const n of node) visit(n);
       return;
     }
-    if (!isNode(node)) return;
-    if (isNode(node.properties)) {
+    if (!isObject(node)) return;
+    if (isObject(node.properties)) {
       for (const name of Object.keys(node.properties)) {
         if (/Refs?$/.test(name)) names.add(name);
       }

@@ -2,7 +2,7 @@
 // the registry catalog files that sit next to them, and the rules between sources and
 // registries that hold inside one configuration: a registry view names defined sources, and at
 // most one source is managed. The same rules apply to an MCPRegistry's legacy fields.
-import { isObject } from "./resource.js";
+import { isObject } from "../json.js";
 
 export const REGISTRY_CONFIG_KIND = "RegistryServerConfig";
 const CONFIG_KEYS = ["sources", "registries", "auth", "database"];

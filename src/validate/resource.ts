@@ -74,10 +74,6 @@ export function addPositionedIssue(
   }
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 /** `kind/namespace/name`, the way results and messages name a resource. */
 export function resourceLabel(r: { kind: string; namespace: string; name: string }): string {
   return [r.kind || "-", r.namespace || "-", r.name || "-"].join("/");

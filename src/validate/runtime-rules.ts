@@ -6,7 +6,7 @@
 import type { Kind } from "../schema/index.js";
 import { cedarShapeError } from "./cedar-shape.js";
 import { privateEndpoint } from "./endpoint-guard.js";
-import { isObject } from "./resource.js";
+import { isObject } from "../json.js";
 import { podTemplateIssues } from "./pod-template.js";
 import { mayHoldUnrenderedField, unrenderedFieldIssues } from "./unrendered-fields.js";
 import { workflowIssues } from "./workflow-rules.js";

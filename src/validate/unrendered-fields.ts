@@ -4,7 +4,7 @@
 // YAML asks for, so each is reported at the run-time level: an error where dropping it would
 // weaken security, a warning where what is deployed simply lacks the feature. docs/compat.md
 // gives the decision per field.
-import { isObject } from "./resource.js";
+import { isObject } from "../json.js";
 
 type Add = (path: string, message: string, severity?: "error" | "warning") => void;
 

@@ -2,7 +2,7 @@
 // rules of the spec that a schema cannot state (dependsOn forms no cycle, a step that may be
 // skipped has the defaultResults later steps read) and the ones the spec implies (a tool is
 // described to clients, a retry retries at least once).
-import { isObject } from "./resource.js";
+import { isObject } from "../json.js";
 
 export interface WorkflowIssue {
   /** JSON pointer relative to the composite tool. */

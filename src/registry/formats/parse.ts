@@ -15,6 +15,7 @@ import {
 import type { ServerEntry } from "./model.js";
 import { convertToolhiveRemote, convertToolhiveServer, isToolhiveDocument } from "./toolhive.js";
 import { convertUpstream, upstreamItems } from "./upstream.js";
+import { isObject } from "../../json.js";
 
 export type Format = "toolhive" | "upstream";
 
@@ -41,9 +42,6 @@ export interface RegistryStream {
   format: Format;
   items: Iterable<ServerEntry | string>;
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** The catalog parts of the text: where the upstream items and the toolhive maps are. */
 interface Shape {
@@ -125,13 +123,13 @@ function* toolhiveEntries(text: string, shape: Shape): Generator<ServerEntry | s
   };
   for (const m of shape.servers ?? []) {
     const value = parseSpan(text, m);
-    yield isObj(value) && typeof value.image === "string"
+    yield isObject(value) && typeof value.image === "string"
       ? limited(convertToolhiveServer(m.key, value))
       : `servers.${m.key}: needs an image`;
   }
   for (const m of shape.remotes ?? []) {
     const value = parseSpan(text, m);
-    yield isObj(value) && typeof value.url === "string"
+    yield isObject(value) && typeof value.url === "string"
       ? limited(convertToolhiveRemote(m.key, value))
       : `remote_servers.${m.key}: needs a url`;
   }

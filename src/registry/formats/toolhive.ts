@@ -4,6 +4,7 @@
 // tools, tags, metadata, permissions, provenance, ...) go to the publisher-provided _meta, keyed by
 // namespace and then image or URL, as the official registry's toolhive publisher does.
 import { PUBLISHER_META, type ServerEntry, type ServerJson } from "./model.js";
+import { isObject } from "../../json.js";
 
 /** Namespace given to toolhive entries (they have short names only). */
 export const TOOLHIVE_NAMESPACE = "io.github.stacklok";
@@ -29,10 +30,6 @@ const META_FIELDS = [
 
 type Obj = Record<string, unknown>;
 
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
 function repository(url: unknown): Obj | undefined {
   if (typeof url !== "string" || url === "") return undefined;
   let source: string;
@@ -47,7 +44,7 @@ function repository(url: unknown): Obj | undefined {
 
 function envVars(list: unknown): Obj[] | undefined {
   if (!Array.isArray(list) || list.length === 0) return undefined;
-  return list.filter(isObj).map((e) => {
+  return list.filter(isObject).map((e) => {
     const out: Obj = {};
     if (typeof e.description === "string") out.description = e.description;
     if (e.default !== undefined) out.default = e.default;
@@ -60,7 +57,7 @@ function envVars(list: unknown): Obj[] | undefined {
 
 function headers(list: unknown): Obj[] | undefined {
   if (!Array.isArray(list) || list.length === 0) return undefined;
-  return list.filter(isObj).map((h) => {
+  return list.filter(isObject).map((h) => {
     const out: Obj = { name: h.name };
     if (typeof h.description === "string") out.description = h.description;
     if (h.required === true) out.isRequired = true;
@@ -139,5 +136,5 @@ function toolhiveEntry(
 }
 
 export function isToolhiveDocument(doc: unknown): boolean {
-  return isObj(doc) && (isObj(doc.servers) || isObj(doc.remote_servers));
+  return isObject(doc) && (isObject(doc.servers) || isObject(doc.remote_servers));
 }

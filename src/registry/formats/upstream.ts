@@ -4,18 +4,15 @@
 import { OFFICIAL_META, PUBLISHER_META, type ServerEntry, type ServerJson } from "./model.js";
 import { jsonLimitProblem } from "./bounds.js";
 import { nameProblem, versionProblem } from "./names.js";
+import { isObject } from "../../json.js";
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
 
 /** The list of server items of an upstream document, or undefined when it is not one. */
 export function upstreamItems(doc: unknown): unknown[] | undefined {
   if (Array.isArray(doc)) return doc as unknown[];
-  if (!isObj(doc)) return undefined;
-  if (isObj(doc.data) && Array.isArray(doc.data.servers)) return doc.data.servers as unknown[];
+  if (!isObject(doc)) return undefined;
+  if (isObject(doc.data) && Array.isArray(doc.data.servers)) return doc.data.servers as unknown[];
   if (Array.isArray(doc.servers)) return doc.servers as unknown[];
   return undefined;
 }
@@ -25,7 +22,7 @@ export function publisherTags(server: ServerJson): string[] {
   const meta = server._meta?.[PUBLISHER_META];
   const tags = new Set<string>();
   const walk = (v: unknown, depth: number): void => {
-    if (!isObj(v) || depth > 3) return;
+    if (!isObject(v) || depth > 3) return;
     for (const [k, x] of Object.entries(v)) {
       if (k === "tags" && Array.isArray(x)) {
         for (const t of x) if (typeof t === "string") tags.add(t);
@@ -41,7 +38,7 @@ export function publisherStatus(server: ServerJson): string | undefined {
   const meta = server._meta?.[PUBLISHER_META];
   let found: string | undefined;
   const walk = (v: unknown, depth: number): void => {
-    if (!isObj(v) || depth > 3 || found !== undefined) return;
+    if (!isObject(v) || depth > 3 || found !== undefined) return;
     for (const [k, x] of Object.entries(v)) {
       if (k === "status" && typeof x === "string") found = x.toLowerCase();
       else walk(x, depth + 1);
@@ -55,12 +52,12 @@ export function publisherStatus(server: ServerJson): string | undefined {
 export function convertUpstream(item: unknown): ServerEntry | string {
   let server: unknown = item;
   let official: Obj | undefined;
-  if (isObj(item) && isObj(item.server)) {
+  if (isObject(item) && isObject(item.server)) {
     server = item.server;
-    const m = isObj(item._meta) ? item._meta[OFFICIAL_META] : undefined;
-    if (isObj(m)) official = m;
+    const m = isObject(item._meta) ? item._meta[OFFICIAL_META] : undefined;
+    if (isObject(m)) official = m;
   }
-  if (!isObj(server)) return "server entry is not an object";
+  if (!isObject(server)) return "server entry is not an object";
   const np = nameProblem(server.name);
   if (np !== undefined) return np;
   const vp = versionProblem(server.version);

@@ -6,6 +6,7 @@ import type { FilterConfig } from "../config/types.js";
 import type { ServerEntry } from "../formats/model.js";
 import { type Format, makeFilter, parseRegistryData } from "../formats/parse.js";
 import { type ImageReference, parseImageReference, sameImage } from "./reference.js";
+import { isObject } from "../../json.js";
 
 /** One image a registry lists, and the entry that lists it. */
 export interface ListedImage {
@@ -14,10 +15,6 @@ export interface ListedImage {
 }
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
 
 /**
  * The image of an OCI package: its identifier, with the package's `version` as the tag when the
@@ -43,7 +40,7 @@ export function listedImages(entries: Iterable<ServerEntry>): ListedImage[] {
     const packages = e.server.packages;
     if (!Array.isArray(packages)) continue;
     for (const pkg of packages) {
-      if (!isObj(pkg)) continue;
+      if (!isObject(pkg)) continue;
       const image = packageImage(pkg);
       if (image !== undefined) out.push({ image, entry: e.name });
     }

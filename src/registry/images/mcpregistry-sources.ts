@@ -7,6 +7,7 @@
 import { CORE_SCHEMA, load } from "js-yaml";
 import type { FilterConfig, SourceConfig } from "../config/types.js";
 import type { Format } from "../formats/parse.js";
+import { isObject } from "../../json.js";
 
 /** What every kind of catalog source carries: its name and how its data is read. */
 interface SourceBase {
@@ -24,21 +25,17 @@ export type CatalogSource =
 
 type Obj = Record<string, unknown>;
 
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
 }
 
 function base(s: Obj, i: number): SourceBase {
   const format = s.format === "toolhive" || s.format === "upstream" ? s.format : undefined;
-  const interval = isObj(s.syncPolicy) ? str(s.syncPolicy.interval) : undefined;
+  const interval = isObject(s.syncPolicy) ? str(s.syncPolicy.interval) : undefined;
   return {
     name: str(s.name) ?? `#${i}`,
     format,
-    filter: isObj(s.filter) ? s.filter : undefined,
+    filter: isObject(s.filter) ? s.filter : undefined,
     interval,
   };
 }
@@ -46,13 +43,13 @@ function base(s: Obj, i: number): SourceBase {
 /** A git, url or api source as the registry's fetchers take it (credentials left out). */
 function fetchConfig(s: Obj, b: SourceBase): SourceConfig | undefined {
   const cfg: SourceConfig = { name: b.name };
-  if (isObj(s.git) && str(s.git.repository) !== undefined) {
+  if (isObject(s.git) && str(s.git.repository) !== undefined) {
     const { auth: _auth, ...git } = s.git;
     void _auth;
     cfg.git = git as unknown as SourceConfig["git"];
-  } else if (isObj(s.url) && str(s.url.url) !== undefined) {
+  } else if (isObject(s.url) && str(s.url.url) !== undefined) {
     cfg.url = s.url as unknown as SourceConfig["url"];
-  } else if (isObj(s.api) && str(s.api.endpoint) !== undefined) {
+  } else if (isObject(s.api) && str(s.api.endpoint) !== undefined) {
     cfg.api = { endpoint: s.api.endpoint as string };
   } else return undefined;
   return cfg;
@@ -66,8 +63,8 @@ function unreadable(s: Obj): string {
 
 /** The ConfigMap key mounted at `path` by the resource's volumes and volumeMounts. */
 function configMapAt(path: string, spec: Obj): { configMap: string; key: string } | undefined {
-  const mounts = Array.isArray(spec.volumeMounts) ? spec.volumeMounts.filter(isObj) : [];
-  const volumes = Array.isArray(spec.volumes) ? spec.volumes.filter(isObj) : [];
+  const mounts = Array.isArray(spec.volumeMounts) ? spec.volumeMounts.filter(isObject) : [];
+  const volumes = Array.isArray(spec.volumes) ? spec.volumes.filter(isObject) : [];
   let best: { mount: Obj; dir: string } | undefined;
   for (const m of mounts) {
     const dir = str(m.mountPath)?.replace(/\/+$/, "");
@@ -76,12 +73,12 @@ function configMapAt(path: string, spec: Obj): { configMap: string; key: string 
   }
   if (best === undefined) return undefined;
   const volume = volumes.find((v) => v.name === best.mount.name);
-  const cm = isObj(volume?.configMap) ? volume.configMap : undefined;
+  const cm = isObject(volume?.configMap) ? volume.configMap : undefined;
   const name = str(cm?.name);
   if (cm === undefined || name === undefined) return undefined;
   const subPath = str(best.mount.subPath);
   const rest = (subPath !== undefined ? `${subPath}/` : "") + path.slice(best.dir.length + 1);
-  const items = Array.isArray(cm.items) ? cm.items.filter(isObj) : undefined;
+  const items = Array.isArray(cm.items) ? cm.items.filter(isObject) : undefined;
   if (items === undefined) return rest.includes("/") ? undefined : { configMap: name, key: rest };
   const item = items.find((it) => it.path === rest);
   const key = str(item?.key);
@@ -95,11 +92,11 @@ function fromConfigYaml(text: string, spec: Obj): CatalogSource[] | string {
   } catch {
     return "configYAML is not YAML";
   }
-  if (!isObj(doc)) return "configYAML is not a mapping";
+  if (!isObject(doc)) return "configYAML is not a mapping";
   const sources = Array.isArray(doc.sources) ? doc.sources : [];
-  return sources.filter(isObj).map((s, i): CatalogSource => {
+  return sources.filter(isObject).map((s, i): CatalogSource => {
     const b = base(s, i);
-    const path = isObj(s.file) ? str(s.file.path) : undefined;
+    const path = isObject(s.file) ? str(s.file.path) : undefined;
     if (path !== undefined) {
       const at = path.startsWith("/") ? configMapAt(path, spec) : undefined;
       if (at !== undefined) return { ...b, kind: "configMap", ...at };
@@ -114,10 +111,10 @@ function fromConfigYaml(text: string, spec: Obj): CatalogSource[] | string {
 
 function fromLegacy(spec: Obj): CatalogSource[] {
   const sources = Array.isArray(spec.sources) ? spec.sources : [];
-  return sources.filter(isObj).map((s, i): CatalogSource => {
+  return sources.filter(isObject).map((s, i): CatalogSource => {
     // The legacy form's default format is toolhive (the config file's is detected).
     const b = { ...base(s, i), format: base(s, i).format ?? "toolhive" };
-    if (isObj(s.configMapRef)) {
+    if (isObject(s.configMapRef)) {
       const name = str(s.configMapRef.name);
       const key = str(s.configMapRef.key);
       if (name !== undefined && key !== undefined) {
@@ -133,12 +130,12 @@ function fromLegacy(spec: Obj): CatalogSource[] {
 
 /** The catalog sources of an MCPRegistry's spec, or why they cannot be known. */
 export function catalogSources(spec: unknown): CatalogSource[] | string {
-  if (!isObj(spec)) return [];
+  if (!isObject(spec)) return [];
   if (typeof spec.configYAML === "string") return fromConfigYaml(spec.configYAML, spec);
   return fromLegacy(spec);
 }
 
 /** True when the spec asks for enforcement. */
 export function enforcesServers(spec: unknown): boolean {
-  return isObj(spec) && spec.enforceServers === true;
+  return isObject(spec) && spec.enforceServers === true;
 }
