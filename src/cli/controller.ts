@@ -17,6 +17,7 @@ import { ControllerStatus } from "../controller/status.js";
 import {
   type ClusterTargetOptions,
   type TargetSpec,
+  admissionChecks,
   clusterClient,
   controllerNamespace,
   createApplier,
@@ -425,6 +426,7 @@ export async function runController(config: ControllerConfig, deps: RunDeps = {}
     namespace: config.namespace,
     driftIntervalMs: config.driftIntervalMs,
     dryRun: config.dryRun,
+    admission: admissionChecks(config.cluster),
     ...(operations !== undefined ? { suspended: () => operations.suspended() } : {}),
   });
 

@@ -1,7 +1,6 @@
 // The seam between the sync pipeline and where a revision's plan goes. The directory target
 // (render-target.ts) writes the plan's workloads as manifests; the cluster target applies the
 // plan with server-side apply.
-import type { KubeObject } from "../synth/model.js";
 import type { WarningSink } from "./events.js";
 import type { Revision } from "../infra/git/source.js";
 import type { RevisionPlan } from "./revision-plan.js";
@@ -64,9 +63,5 @@ export interface Applier {
   apply(plan: RevisionPlan, revision: Revision, options?: ApplyOptions): Promise<ApplyResult>;
 }
 
-export function objectName(o: KubeObject): string {
-  const ns = o.metadata.namespace;
-  return ns !== undefined && ns !== ""
-    ? `${o.kind} ${ns}/${o.metadata.name}`
-    : `${o.kind} ${o.metadata.name}`;
-}
+// Kept where callers of the Applier seam have always found it.
+export { objectName } from "./revision-plan.js";

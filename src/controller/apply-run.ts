@@ -2,9 +2,9 @@
 // must be sent (new, changed, re-sent for drift, or still missing their owner's uid), the
 // inventory entry each leaves, the owner reference each is sent with, and what changed.
 import type { KubeObject } from "../synth/model.js";
-import { type ObjectChange, objectName } from "./applier.js";
+import type { ObjectChange } from "./applier.js";
 import { objectHash, ownerOfPlanned, withOwner } from "./cluster-plan.js";
-import type { PlannedObject } from "./revision-plan.js";
+import { type PlannedObject, objectName } from "./revision-plan.js";
 import type { InventoryEntry } from "./inventory.js";
 import type { LiveObject } from "../infra/kube/client.js";
 

@@ -7,10 +7,8 @@
 // 429, 5xx) back off with jitter.
 import { randomBytes } from "node:crypto";
 import { McpfleetError } from "../errors.js";
-import { type AdmissionCheck, AdmissionRefusedError } from "./admission.js";
 import type { KubeObject, Resource } from "../synth/model.js";
 import type { Applier, ApplyOptions, ApplyResult, NotReady, ObjectChange } from "./applier.js";
-import { objectName } from "./applier.js";
 import { type BackoffOptions, withBackoff } from "./backoff.js";
 import { appliedByUs, clusterPlan, entryRef, pruneCandidates } from "./cluster-plan.js";
 import { ApplyRun } from "./apply-run.js";
@@ -23,8 +21,9 @@ import { KubeApiError, type KubeClient, type LiveObject } from "../infra/kube/cl
 import {
   type PlannedObject,
   type RevisionPlan,
-  type Stage,
+  type ApplyStage,
   STAGES,
+  objectName,
   planOwners,
 } from "./revision-plan.js";
 
@@ -36,11 +35,6 @@ export interface ClusterApplierOptions {
    * ServiceAccount confines them to its RBAC. Default: `client`.
    */
   writer?: KubeClient;
-  /**
-   * Run over every planned object before anything is written (tenancy.ts and other policies);
-   * one refusal refuses the revision. Policies that look at a single object belong here.
-   */
-  admission?: readonly AdmissionCheck[];
   /** Apply the Namespaces the resources live in (default true; off when writing as a tenant). */
   namespaces?: boolean;
   /**
@@ -298,7 +292,6 @@ export class ClusterApplier implements Applier {
         fieldManager: this.opts.fieldManager,
         crds: this.opts.crds ?? true,
         namespaces: this.opts.namespaces ?? true,
-        admission: this.opts.admission ?? [],
       });
       const result = await this.applyRevision(plan, revision, options);
       if (options.dryRun !== true) {
@@ -320,10 +313,7 @@ export class ClusterApplier implements Applier {
         const reason = err instanceof McpfleetError ? err.code : "ApplyFailed";
         // Retries of the same failing revision record it once.
         await this.warnings.warning(`apply:${revision.commit}:${message}`, reason, message);
-        // A refused revision wrote nothing, and its resources may lie where we may not write.
-        if (!(err instanceof AdmissionRefusedError)) {
-          await this.status.stalled(resources, reason, message);
-        }
+        await this.status.stalled(resources, reason, message);
       }
       throw err;
     }
@@ -391,7 +381,7 @@ export class ClusterApplier implements Applier {
   private async applyStage(
     run: ApplyRun,
     plan: readonly PlannedObject[],
-    stage: Stage,
+    stage: ApplyStage,
     dryRun: boolean,
   ): Promise<void> {
     const pending: PlannedObject[] = [];

@@ -1,11 +1,11 @@
 // The revision plan as the cluster target applies it: the stages its options select, every
 // object but our CRDs marked with the managed-by label and our field manager's annotation (prune
-// checks the annotation before deleting anything), after the admission checks. Also the rules
+// checks the annotation before deleting anything). Admission came before, on the plan itself
+// (revision-plan.ts admitPlan), the same for every target. Also the rules
 // apply, its dry run and diff share for owner references and the prune set.
 import { contentHash } from "../synth/hash.js";
 import { MANAGED_BY } from "../synth/labels.js";
 import type { KubeObject } from "../synth/model.js";
-import { type AdmissionCheck, AdmissionRefusedError, admit } from "./admission.js";
 import type { InventoryEntry } from "./inventory.js";
 import type { LiveObject } from "../infra/kube/client.js";
 import { type PlannedObject, type RevisionPlan, planOf } from "./revision-plan.js";
@@ -30,8 +30,7 @@ function marked(o: KubeObject, fieldManager: string): KubeObject {
 
 /**
  * What the cluster target sends of a plan: CRDs and Namespaces unless `crds`/`namespaces` is
- * false, everything but the CRDs (which come with the controller) marked. Throws
- * AdmissionRefusedError when a check refuses any of its objects.
+ * false, everything but the CRDs (which come with the controller) marked.
  */
 export function clusterPlan(
   plan: RevisionPlan,
@@ -39,15 +38,12 @@ export function clusterPlan(
     fieldManager: string;
     crds?: boolean;
     namespaces?: boolean;
-    admission?: readonly AdmissionCheck[];
   },
 ): RevisionPlan {
   const objects = plan.objects
     .filter((p) => !(p.stage === "crds" && opts.crds === false))
     .filter((p) => !(p.stage === "namespaces" && opts.namespaces === false))
     .map((p) => (p.stage === "crds" ? p : { ...p, object: marked(p.object, opts.fieldManager) }));
-  const refusals = admit(objects, opts.admission ?? []);
-  if (refusals.length > 0) throw new AdmissionRefusedError(refusals);
   return planOf(plan.resources, objects);
 }
 

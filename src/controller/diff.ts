@@ -5,7 +5,6 @@
 // not exist yet are shown whole; objects prune would delete are listed as deletions.
 import { stringify } from "yaml";
 import type { KubeObject } from "../synth/model.js";
-import { objectName } from "./applier.js";
 import {
   appliedByUs,
   entryRef,
@@ -15,7 +14,7 @@ import {
 } from "./cluster-plan.js";
 import type { InventoryStore } from "./inventory.js";
 import { KubeApiError, type KubeClient, type LiveObject } from "../infra/kube/client.js";
-import type { RevisionPlan } from "./revision-plan.js";
+import { type RevisionPlan, objectName } from "./revision-plan.js";
 
 export interface ObjectDiff {
   object: string;

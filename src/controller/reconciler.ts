@@ -5,11 +5,12 @@
 // become Warning Events when the target records them (the cluster target), each one once.
 import { isMcpfleetError } from "../errors.js";
 import type { SynthOptions } from "../synth/options.js";
-import { AdmissionRefusedError, type Refusal } from "./admission.js";
+import { type AdmissionCheck, AdmissionRefusedError, type Refusal } from "./admission.js";
 import type { Applier, ApplyResult, NotReady } from "./applier.js";
 import type { GitSource, Revision } from "../infra/git/source.js";
 import { renderFiles } from "./pipeline.js";
-import type { Stage, ControllerStatus } from "./status.js";
+import { admitPlan } from "./revision-plan.js";
+import type { ControllerStatus, SyncStage } from "./status.js";
 
 export interface Logger {
   info(obj: Record<string, unknown>, msg: string): void;
@@ -30,6 +31,11 @@ export interface ReconcilerOptions {
   driftIntervalMs?: number;
   /** Do everything but write to the target. */
   dryRun?: boolean;
+  /**
+   * Checks every planned object must pass (tenancy.ts), whatever the target: one refusal
+   * refuses the revision before the target sees any of it.
+   */
+  admission?: readonly AdmissionCheck[];
   /** Asked at the start of each sync: true skips it (the controller is suspended). */
   suspended?: () => Promise<boolean>;
   now?: () => number;
@@ -43,7 +49,14 @@ export type SyncOutcome =
   | { kind: "suspended" }
   | { kind: "refused"; revision: Revision; refusals: readonly Refusal[] }
   | { kind: "not-ready"; revision: Revision; result: ApplyResult; notReady: NotReady[] }
-  | { kind: "failed"; stage: Stage; code: string; message: string; revision?: Revision };
+  | { kind: "failed"; stage: SyncStage; code: string; message: string; revision?: Revision };
+
+/** When a sync started, and the watched directory's tree it found. */
+interface SyncTiming {
+  started?: number;
+  tree?: string;
+  sameTree?: boolean;
+}
 
 export class Reconciler {
   private readonly opts: ReconcilerOptions;
@@ -93,7 +106,7 @@ export class Reconciler {
   }
 
   /** The "failed" outcome of an error at `stage`. */
-  private failed(stage: Stage, err: unknown, revision?: Revision): SyncOutcome {
+  private failed(stage: SyncStage, err: unknown, revision?: Revision): SyncOutcome {
     const code = isMcpfleetError(err) ? err.code : "ERR_INTERNAL";
     const message = err instanceof Error ? err.message : String(err);
     return { kind: "failed", stage, code, message, ...(revision ? { revision } : {}) };
@@ -175,14 +188,13 @@ export class Reconciler {
     const warnings = [...checkout.warnings, ...rendered.warnings];
     for (const w of warnings) this.log.warn({ revision: revision.commit }, w);
     if (!rendered.ok) return { outcome: { kind: "invalid", revision, errors: rendered.errors } };
+    const refusals = admitPlan(rendered.plan, this.opts.admission ?? []);
+    if (refusals.length > 0) return { outcome: { kind: "refused", revision, refusals } };
     const dryRun = this.opts.dryRun === true;
     let result: ApplyResult;
     try {
       result = await applier.apply(rendered.plan, revision, { dryRun, resend: driftDue });
     } catch (err) {
-      if (err instanceof AdmissionRefusedError) {
-        return { outcome: { kind: "refused", revision, refusals: err.refusals } };
-      }
       return { outcome: this.failed("apply", err, revision) };
     }
     if (dryRun) return { outcome: { kind: "dry-run", revision, result, warnings } };
@@ -196,137 +208,174 @@ export class Reconciler {
    * The one exit of a sync: what it leaves in the controller status and metrics, the log, the
    * target's Warning Events, and what the next sync skips.
    */
-  private async record(
-    outcome: SyncOutcome,
-    at: { started?: number; tree?: string; sameTree?: boolean } = {},
-  ): Promise<SyncOutcome> {
-    const { status, applier } = this.opts;
+  private async record(outcome: SyncOutcome, at: SyncTiming = {}): Promise<SyncOutcome> {
     const seconds = at.started !== undefined ? (this.now() - at.started) / 1000 : undefined;
-    const fail = (error: { stage: Stage; code: string; message: string }, revision?: Revision) =>
-      status.failed({ ...error, ...(revision ? { revision: revision.commit } : {}) }, seconds);
     switch (outcome.kind) {
       case "suspended":
-        return outcome;
+        break;
       case "unchanged":
-        status.unchanged(outcome.revision.commit);
+        this.opts.status.unchanged(outcome.revision.commit);
         this.succeeded();
         await this.refresh(outcome.revision);
-        return outcome;
-      case "failed": {
-        const { stage, code, message, revision } = outcome;
-        // Apply failures are recorded by the target itself (it knows what it was writing).
-        if (stage === "apply") {
-          this.lastInvalid = undefined;
-          // A failed apply may have changed part of the cluster: the next one is applied in full.
-          this.lastAppliedTree = undefined;
-        } else {
-          const reason = stage === "fetch" || stage === "checkout" ? "FetchFailed" : "RenderFailed";
-          // Without a revision (the ref could not be resolved), the same failure is the same code
-          // while the same revision is in place.
-          const key = revision?.commit ?? status.lastAppliedRevision ?? "";
-          const text = `${stage === "fetch" ? "cannot fetch" : stage === "checkout" ? "cannot check out" : "cannot render"} ${
-            revision !== undefined ? `revision ${revision.commit.slice(0, 12)}` : "the watched ref"
-          }: ${message} (${code})`;
-          await this.warn(`${reason}:${key}:${code}`, reason, text);
-        }
-        fail({ stage, code, message }, revision);
-        this.log.error({ stage, code, revision: revision?.commit }, message);
-        return outcome;
-      }
-      case "invalid": {
-        const { revision, errors } = outcome;
-        this.lastInvalid = revision.commit;
-        const message = this.notApplied(revision, "is invalid", errors.join("; "));
-        fail({ stage: "validate", code: "ERR_INVALID_RESOURCES", message }, revision);
-        for (const e of errors) this.log.error({ revision: revision.commit }, e);
-        await this.warn(`ValidationFailed:${revision.commit}`, "ValidationFailed", message);
-        return outcome;
-      }
-      case "refused": {
-        // Like an invalid revision: not retried until the ref moves.
-        const { revision, refusals } = outcome;
-        this.lastInvalid = revision.commit;
-        const details = refusals.map((r) => `${r.object}: ${r.reason}`).join("; ");
-        const message = this.notApplied(revision, "was refused", details);
-        fail({ stage: "admission", code: "ERR_REFUSED", message }, revision);
-        for (const r of refusals) {
-          this.log.error({ revision: revision.commit, object: r.object }, `refused: ${r.reason}`);
-        }
-        return outcome;
-      }
-      case "dry-run": {
-        this.lastInvalid = undefined;
-        for (const c of outcome.result.changes) {
-          if (c.action !== "unchanged") {
-            this.log.info(
-              { revision: outcome.revision.commit },
-              `${c.object} ${c.action} (dry run)`,
-            );
-          }
-        }
-        // A dry run's success is a render: the controller is ready, and the revision is done.
-        this.lastDryRun = outcome.revision.commit;
-        status.lastError = undefined;
-        status.ready = true;
-        return outcome;
-      }
-      case "not-ready": {
-        // Applied, but workloads did not roll out in time: not the applied revision yet (as
-        // Flux's health checks), so the next sync applies it again (writing nothing new) and
-        // waits again.
-        const { revision, notReady } = outcome;
-        this.lastInvalid = undefined;
-        this.lastAppliedTree = undefined;
-        this.logChanges(outcome.revision, outcome.result);
-        const failed = notReady.some((n) => n.reason !== "RolloutTimeout");
-        const code = failed ? "ERR_ROLLOUT_FAILED" : "ERR_NOT_READY";
-        const message = `revision ${revision.commit.slice(0, 12)} was applied but ${notReady.length} workload(s) did not roll out: ${notReady
-          .map((n) => `${n.object}: ${n.reason}: ${n.message}`)
-          .join("; ")}`;
-        fail({ stage: "health", code, message }, revision);
-        for (const n of notReady) {
-          this.log.error(
-            { revision: revision.commit, object: n.object, reason: n.reason },
-            n.message,
-          );
-        }
-        const reason = failed ? "RolloutFailed" : "NotReady";
-        await this.warn(`health:${revision.commit}:${code}`, reason, message);
-        return outcome;
-      }
-      case "applied": {
-        const { revision, result } = outcome;
-        status.succeeded(revision.commit, {
-          seconds: seconds ?? 0,
-          applied: result.applied,
-          pruned: result.pruned,
-        });
-        this.succeeded();
-        if (at.sameTree === true) {
-          this.log.info(
-            { revision: revision.commit, target: applier.target, tree: at.tree },
-            "revision applied: the watched directory did not change",
-          );
-          await this.refresh(revision);
-          return outcome;
-        }
-        this.lastInvalid = undefined;
-        this.lastAppliedAt = this.now();
-        this.lastAppliedTree = at.tree;
-        this.logChanges(revision, result);
-        this.log.info(
-          {
-            revision: revision.commit,
-            target: applier.target,
-            applied: result.applied,
-            unchanged: result.unchanged,
-            pruned: result.pruned,
-          },
-          "revision applied",
-        );
-        return outcome;
+        break;
+      case "failed":
+        await this.recordFailed(outcome, seconds);
+        break;
+      case "invalid":
+        await this.recordInvalid(outcome, seconds);
+        break;
+      case "refused":
+        await this.recordRefused(outcome, seconds);
+        break;
+      case "dry-run":
+        this.recordDryRun(outcome);
+        break;
+      case "not-ready":
+        await this.recordNotReady(outcome, seconds);
+        break;
+      case "applied":
+        await this.recordApplied(outcome, at, seconds);
+        break;
+    }
+    return outcome;
+  }
+
+  /** The failure in the controller status and metrics. */
+  private fail(
+    error: { stage: SyncStage; code: string; message: string },
+    revision: Revision | undefined,
+    seconds: number | undefined,
+  ): void {
+    this.opts.status.failed(
+      { ...error, ...(revision ? { revision: revision.commit } : {}) },
+      seconds,
+    );
+  }
+
+  private async recordFailed(
+    outcome: Extract<SyncOutcome, { kind: "failed" }>,
+    seconds: number | undefined,
+  ): Promise<void> {
+    const { stage, code, message, revision } = outcome;
+    // Apply failures are recorded by the target itself (it knows what it was writing).
+    if (stage === "apply") {
+      this.lastInvalid = undefined;
+      // A failed apply may have changed part of the cluster: the next one is applied in full.
+      this.lastAppliedTree = undefined;
+    } else {
+      const reason = stage === "fetch" || stage === "checkout" ? "FetchFailed" : "RenderFailed";
+      // Without a revision (the ref could not be resolved), the same failure is the same code
+      // while the same revision is in place.
+      const key = revision?.commit ?? this.opts.status.lastAppliedRevision ?? "";
+      const verb =
+        stage === "fetch"
+          ? "cannot fetch"
+          : stage === "checkout"
+            ? "cannot check out"
+            : "cannot render";
+      const what =
+        revision !== undefined ? `revision ${revision.commit.slice(0, 12)}` : "the watched ref";
+      await this.warn(`${reason}:${key}:${code}`, reason, `${verb} ${what}: ${message} (${code})`);
+    }
+    this.fail({ stage, code, message }, revision, seconds);
+    this.log.error({ stage, code, revision: revision?.commit }, message);
+  }
+
+  private async recordInvalid(
+    { revision, errors }: Extract<SyncOutcome, { kind: "invalid" }>,
+    seconds: number | undefined,
+  ): Promise<void> {
+    this.lastInvalid = revision.commit;
+    const message = this.notApplied(revision, "is invalid", errors.join("; "));
+    this.fail({ stage: "validate", code: "ERR_INVALID_RESOURCES", message }, revision, seconds);
+    for (const e of errors) this.log.error({ revision: revision.commit }, e);
+    await this.warn(`ValidationFailed:${revision.commit}`, "ValidationFailed", message);
+  }
+
+  /** Like an invalid revision: not retried until the ref moves, nothing of it written. */
+  private async recordRefused(
+    { revision, refusals }: Extract<SyncOutcome, { kind: "refused" }>,
+    seconds: number | undefined,
+  ): Promise<void> {
+    this.lastInvalid = revision.commit;
+    const details = refusals.map((r) => `${r.object}: ${r.reason}`).join("; ");
+    const message = this.notApplied(revision, "was refused", details);
+    this.fail({ stage: "admission", code: "ERR_REFUSED", message }, revision, seconds);
+    for (const r of refusals) {
+      this.log.error({ revision: revision.commit, object: r.object }, `refused: ${r.reason}`);
+    }
+    const refused = new AdmissionRefusedError(refusals);
+    const event = `revision ${revision.commit.slice(0, 12)}: ${refused.message}`;
+    await this.warn(`apply:${revision.commit}:${event}`, refused.code, event);
+  }
+
+  private recordDryRun(outcome: Extract<SyncOutcome, { kind: "dry-run" }>): void {
+    this.lastInvalid = undefined;
+    for (const c of outcome.result.changes) {
+      if (c.action !== "unchanged") {
+        this.log.info({ revision: outcome.revision.commit }, `${c.object} ${c.action} (dry run)`);
       }
     }
+    // A dry run's success is a render: the controller is ready, and the revision is done.
+    this.lastDryRun = outcome.revision.commit;
+    this.opts.status.lastError = undefined;
+    this.opts.status.ready = true;
+  }
+
+  /**
+   * Applied, but workloads did not roll out in time: not the applied revision yet (as Flux's
+   * health checks), so the next sync applies it again (writing nothing new) and waits again.
+   */
+  private async recordNotReady(
+    outcome: Extract<SyncOutcome, { kind: "not-ready" }>,
+    seconds: number | undefined,
+  ): Promise<void> {
+    const { revision, notReady } = outcome;
+    this.lastInvalid = undefined;
+    this.lastAppliedTree = undefined;
+    this.logChanges(revision, outcome.result);
+    const failed = notReady.some((n) => n.reason !== "RolloutTimeout");
+    const code = failed ? "ERR_ROLLOUT_FAILED" : "ERR_NOT_READY";
+    const message = `revision ${revision.commit.slice(0, 12)} was applied but ${notReady.length} workload(s) did not roll out: ${notReady
+      .map((n) => `${n.object}: ${n.reason}: ${n.message}`)
+      .join("; ")}`;
+    this.fail({ stage: "health", code, message }, revision, seconds);
+    for (const n of notReady) {
+      this.log.error({ revision: revision.commit, object: n.object, reason: n.reason }, n.message);
+    }
+    const reason = failed ? "RolloutFailed" : "NotReady";
+    await this.warn(`health:${revision.commit}:${code}`, reason, message);
+  }
+
+  private async recordApplied(
+    { revision, result }: Extract<SyncOutcome, { kind: "applied" }>,
+    at: SyncTiming,
+    seconds: number | undefined,
+  ): Promise<void> {
+    const target = this.opts.applier.target;
+    this.opts.status.succeeded(revision.commit, {
+      seconds: seconds ?? 0,
+      applied: result.applied,
+      pruned: result.pruned,
+    });
+    this.succeeded();
+    if (at.sameTree === true) {
+      this.log.info(
+        { revision: revision.commit, target, tree: at.tree },
+        "revision applied: the watched directory did not change",
+      );
+      await this.refresh(revision);
+      return;
+    }
+    this.lastInvalid = undefined;
+    this.lastAppliedAt = this.now();
+    this.lastAppliedTree = at.tree;
+    this.logChanges(revision, result);
+    const { applied, unchanged, pruned } = result;
+    this.log.info(
+      { revision: revision.commit, target, applied, unchanged, pruned },
+      "revision applied",
+    );
   }
 
   private logChanges(revision: Revision, result: ApplyResult): void {

@@ -15,10 +15,10 @@ import {
   writeOutputDir,
 } from "../synth/output-dir.js";
 import { toYaml } from "../synth/yaml.js";
-import { type Applier, type ApplyResult, type ObjectChange, objectName } from "./applier.js";
+import type { Applier, ApplyResult, ObjectChange } from "./applier.js";
 import type { Checkout, Revision } from "../infra/git/source.js";
 import { type RenderOptions, renderFiles } from "./pipeline.js";
-import { type RevisionPlan, planWorkloads } from "./revision-plan.js";
+import { type RevisionPlan, objectName, planWorkloads } from "./revision-plan.js";
 
 export const REVISION_FILE = "revision.txt";
 /** File of objects without a namespace (synthesis puts every object in one; kept for safety). */

@@ -7,10 +7,18 @@ import { RENDERERS } from "../synth/constructs/index.js";
 import { crdObjects } from "../synth/install.js";
 import type { KubeObject, Resource } from "../synth/model.js";
 import { KINDS } from "../schema/kinds.js";
+import type { AdmissionCheck, Refusal } from "./admission.js";
 import { storedSpec } from "./stored-form.js";
 
-export type Stage = "crds" | "namespaces" | "config" | "resources" | "workloads";
-export const STAGES: readonly Stage[] = ["crds", "namespaces", "config", "resources", "workloads"];
+/** The steps a plan is applied in, in order (not a sync's steps: see status.ts's SyncStage). */
+export type ApplyStage = "crds" | "namespaces" | "config" | "resources" | "workloads";
+export const STAGES: readonly ApplyStage[] = [
+  "crds",
+  "namespaces",
+  "config",
+  "resources",
+  "workloads",
+];
 
 export function objectKey(o: {
   apiVersion: string;
@@ -25,9 +33,17 @@ export function resourceKey(r: Resource): string {
   return objectKey(r);
 }
 
+/** `Kind namespace/name` (cluster-scoped: `Kind name`), as logs and messages name an object. */
+export function objectName(o: KubeObject): string {
+  const ns = o.metadata.namespace;
+  return ns !== undefined && ns !== ""
+    ? `${o.kind} ${ns}/${o.metadata.name}`
+    : `${o.kind} ${o.metadata.name}`;
+}
+
 export interface PlannedObject {
   key: string;
-  stage: Stage;
+  stage: ApplyStage;
   object: KubeObject;
   /** Key of the custom resource owning a workload. */
   owner?: string;
@@ -131,4 +147,29 @@ export function withoutOwnedBy(plan: RevisionPlan, owners: ReadonlySet<string>):
     plan.resources,
     plan.objects.filter((p) => p.owner === undefined || !owners.has(p.owner)),
   );
+}
+
+/**
+ * Admission, decided once per revision whatever the target: every refusal of every check (see
+ * admission.ts), in plan order. What the plan derives from a refused resource (its workloads, the
+ * Namespace it lives in) is not named again: one line per thing the author wrote. Any refusal
+ * refuses the whole revision, so a commit is applied entirely or not at all.
+ */
+export function admitPlan(plan: RevisionPlan, checks: readonly AdmissionCheck[]): Refusal[] {
+  if (checks.length === 0) return [];
+  const found: { p: PlannedObject; reason: string }[] = [];
+  for (const p of plan.objects) {
+    for (const check of checks) {
+      const reason = check(p.object);
+      if (reason !== undefined) found.push({ p, reason });
+    }
+  }
+  const refused = new Set(found.filter((f) => f.p.stage !== "namespaces").map((f) => f.p.key));
+  const namespaces = new Set(
+    found.filter((f) => refused.has(f.p.key)).map((f) => f.p.object.metadata.namespace),
+  );
+  return found
+    .filter(({ p }) => !(p.owner !== undefined && refused.has(p.owner)))
+    .filter(({ p }) => !(p.stage === "namespaces" && namespaces.has(p.object.metadata.name)))
+    .map(({ p, reason }) => ({ object: objectName(p.object), reason }));
 }

@@ -2,11 +2,12 @@
 // the HTTP endpoints and metrics (which read it). One instance per controller.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
-export type Stage =
+/** The steps of one sync, as a failure names where it happened (apply stages: revision-plan.ts). */
+export type SyncStage =
   "fetch" | "checkout" | "validate" | "render" | "admission" | "apply" | "health" | "prune";
 
 export interface SyncError {
-  stage: Stage;
+  stage: SyncStage;
   code: string;
   message: string;
   revision?: string;

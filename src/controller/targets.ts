@@ -8,6 +8,7 @@ import { ClusterApplier } from "./cluster-applier.js";
 import { type ImageVerdict, withImagePolicy } from "./image-policy.js";
 import { type ServiceAccountRef, impersonating } from "./impersonation.js";
 import { namespaceCheck } from "./tenancy.js";
+import type { AdmissionCheck } from "./admission.js";
 import type { ObjectChange } from "./applier.js";
 import { KubeClient } from "../infra/kube/client.js";
 import { DirTarget } from "./render-target.js";
@@ -69,6 +70,25 @@ export function clusterClient(cluster: ClusterTargetOptions): KubeClient {
   }
 }
 
+/**
+ * The admission checks of the tenancy options, the same whatever the target: a revision a
+ * cluster would refuse is not written to a directory either.
+ */
+export function admissionChecks(cluster: ClusterTargetOptions): AdmissionCheck[] {
+  const tenancy = cluster.tenancy;
+  if (tenancy === undefined) return [];
+  // The controller's namespace is protected when it is known to be one: given, or the Pod's.
+  const own = cluster.namespace ?? process.env.POD_NAMESPACE;
+  return [
+    namespaceCheck({
+      allow: tenancy.allow,
+      ...(tenancy.defaultNamespace !== undefined ? { named: [tenancy.defaultNamespace] } : {}),
+      ...(tenancy.target !== undefined ? { target: tenancy.target } : {}),
+      ...(own !== undefined && own !== "" ? { own } : {}),
+    }),
+  ];
+}
+
 export function createApplier(
   spec: TargetSpec,
   cluster: ClusterTargetOptions,
@@ -88,10 +108,7 @@ export function createApplier(
 ): Applier {
   if (spec.kind === "dir") return new DirTarget(spec.path, { inputs: hooks.inputs ?? [] });
   const client = hooks.client ?? clusterClient(cluster);
-  const tenancy = cluster.tenancy;
-  const sa = tenancy?.serviceAccount;
-  // The controller's namespace is protected when it is known to be one: given, or the Pod's.
-  const own = cluster.namespace ?? process.env.POD_NAMESPACE;
+  const sa = cluster.tenancy?.serviceAccount;
   // enforceServers: workloads of MCPServers whose image no registry lists are withheld.
   return withImagePolicy(
     client,
@@ -99,20 +116,6 @@ export function createApplier(
     new ClusterApplier({
       client,
       ...(sa !== undefined ? { writer: impersonating(client, sa), namespaces: false } : {}),
-      ...(tenancy !== undefined
-        ? {
-            admission: [
-              namespaceCheck({
-                allow: tenancy.allow,
-                ...(tenancy.defaultNamespace !== undefined
-                  ? { named: [tenancy.defaultNamespace] }
-                  : {}),
-                ...(tenancy.target !== undefined ? { target: tenancy.target } : {}),
-                ...(own !== undefined && own !== "" ? { own } : {}),
-              }),
-            ],
-          }
-        : {}),
       ...(cluster.waitTimeoutMs !== undefined ? { waitTimeoutMs: cluster.waitTimeoutMs } : {}),
       fieldManager: cluster.fieldManager,
       prune: cluster.prune,

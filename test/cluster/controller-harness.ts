@@ -8,6 +8,7 @@ import {
   ClusterApplier,
   type ClusterApplierOptions,
 } from "../../src/controller/cluster-applier.js";
+import type { AdmissionCheck } from "../../src/controller/admission.js";
 import { GitSource } from "../../src/infra/git/source.js";
 import { InventoryStore, type InventoryEntry } from "../../src/controller/inventory.js";
 import { KubeClient, type LiveObject } from "../../src/infra/kube/client.js";
@@ -79,6 +80,8 @@ export function harness(
     driftIntervalMs?: number;
     now?: () => number;
     requestTimeoutMs?: number;
+    /** Admission checks of the revision plan (the reconciler's, whatever the target). */
+    admission?: readonly AdmissionCheck[];
   } = {},
 ): Harness {
   const client = KubeClient.fromFile(kubeconfig, {
@@ -107,6 +110,7 @@ export function harness(
     namespace: ns,
     ...(opts.driftIntervalMs !== undefined ? { driftIntervalMs: opts.driftIntervalMs } : {}),
     ...(opts.now !== undefined ? { now: opts.now } : {}),
+    ...(opts.admission !== undefined ? { admission: opts.admission } : {}),
   });
   const ref = (kind: string, name: string) => ({
     apiVersion: apiVersionOf(kind),

@@ -7,7 +7,13 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseControllerArgs, runController } from "../../src/cli/controller.js";
 import { isMcpfleetError } from "../../src/errors.js";
-import { publishRepo, pushRepo, startGitServer, type GitServer } from "../support/git-server.js";
+import {
+  makeRepo,
+  publishRepo,
+  pushRepo,
+  startGitServer,
+  type GitServer,
+} from "../support/git-server.js";
 import { commitFiles, exampleRepo, snapshot, tmp } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -190,6 +196,53 @@ describe("mcpfleet controller --once --target dir:PATH", () => {
     expect(stderr).toMatch(/^fleet\/mcpserver-github\.yaml:\d+:\d+: .*\/spec\/transport/m);
     expect(stderr).toMatch(/is invalid \(\d+ errors\); nothing was applied/);
     expect(snapshot(out)).toEqual(files);
+  }, 60_000);
+
+  it("refuses a revision with an MCPServer in kube-system as the cluster target does, writing nothing", async () => {
+    const repo = tmp("kube-system-repo");
+    makeRepo(repo, {
+      "fleet/system.yaml": `apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPServer
+metadata:
+  name: sneaky
+  namespace: kube-system
+spec:
+  image: ghcr.io/stackloklabs/gofetch/server:1.0.1
+  transport: streamable-http
+  proxyPort: 8080
+  mcpPort: 8080
+`,
+    });
+    const out = join(tmp("kube-system-out"), "manifests");
+    const config = parseControllerArgs([
+      "--once",
+      "--target",
+      `dir:${out}`,
+      "--repo",
+      pathToFileURL(repo).href,
+      "--path",
+      "fleet",
+      "--cache-dir",
+      tmp("cache"),
+    ]);
+    if (config === undefined) throw new Error("no config");
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const code = await runController(config, {
+      stdout: (l) => stdout.push(l),
+      stderr: (l) => stderr.push(l),
+    });
+    expect(code).toBe(1);
+    expect(stdout).toEqual([]);
+    const why = stderr.filter((l) => l.startsWith("error refused: "));
+    expect(why).toHaveLength(1);
+    expect(why[0]).toMatch(
+      /^error refused: namespace kube-system belongs to the cluster; allow it by name with --namespace-allow .*object=MCPServer kube-system\/sneaky$/,
+    );
+    expect(stderr.at(-1)).toMatch(
+      /was refused \(1 objects outside what this controller may apply\); nothing was applied$/,
+    );
+    expect(existsSync(out) ? snapshot(out) : {}).toEqual({});
   }, 60_000);
 
   it("exits 2 on a usage error and 1 for an unreadable kubeconfig, each in one line", async () => {
