@@ -6,7 +6,8 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { projectRoot } from "./project.js";
+import { McpfleetError } from "./errors.js";
+import { projectRoot } from "./project-root.js";
 
 /** What the single executable's entry hands over before the CLI starts. */
 export interface BundledInstallation {
@@ -37,7 +38,7 @@ export function installedPlace(dir: string): string {
 export function installedText(path: string): string {
   if (bundled === undefined) return readFileSync(join(projectRoot(), path), "utf8");
   if (!bundled.paths.includes(path)) {
-    throw new Error(`mcpfleet: ${path} is not built into this executable`);
+    throw new McpfleetError("ERR_IO", `${path} is not built into this executable`);
   }
   return bundled.read(path);
 }
