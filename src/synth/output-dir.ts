@@ -21,9 +21,9 @@ import {
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { McpfleetError } from "../errors.js";
+import { OUTPUT_MANIFEST } from "../output-manifest.js";
 
-/** The file in an output directory listing the files mcpfleet wrote there (JSON). */
-export const OUTPUT_MANIFEST = ".mcpfleet-output.json";
+export { OUTPUT_MANIFEST };
 
 interface Manifest {
   generator: string;

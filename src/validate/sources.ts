@@ -1,6 +1,7 @@
 // Finding and reading the input files: paths, recursive directories and stdin, with the checks
 // that keep hostile input from reaching the parser (size cap, binary content, non-UTF-8 bytes).
 import {
+  type Dirent,
   closeSync,
   fstatSync,
   openSync,
@@ -11,7 +12,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { OUTPUT_MANIFEST } from "../synth/output-dir.js";
+import { OUTPUT_MANIFEST } from "../output-manifest.js";
 
 export const STDIN_PATH = "-";
 export const STDIN_NAME = "<stdin>";
@@ -64,6 +65,14 @@ function errnoMessage(err: unknown): string {
     default:
       return e.message ?? String(err);
   }
+}
+
+type EntryKind = "dir" | "file" | "other";
+
+/** What a directory entry is, a symbolic link followed (throws for a broken link). */
+function entryKind(full: string, entry: Dirent): EntryKind {
+  const st = entry.isSymbolicLink() ? statSync(full) : entry;
+  return st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
 }
 
 /**
@@ -121,24 +130,16 @@ export function collectInputs(
     for (const entry of entries) {
       if (isSkippedEntry(entry.name)) continue;
       const full = join(dir, entry.name);
-      let isDir = entry.isDirectory();
-      let isFile = entry.isFile();
-      const link = entry.isSymbolicLink();
-      if (link) {
-        try {
-          const st = statSync(full);
-          isDir = st.isDirectory();
-          isFile = st.isFile();
-        } catch (err) {
-          if (hasResourceExtension(entry.name)) {
-            inputs.push({ name: full, error: errnoMessage(err) });
-          }
-          continue;
-        }
+      let kind: EntryKind;
+      try {
+        kind = entryKind(full, entry);
+      } catch (err) {
+        if (hasResourceExtension(entry.name)) inputs.push({ name: full, error: errnoMessage(err) });
+        continue;
       }
-      if (isDir) walk(full, false);
-      else if (isFile && hasResourceExtension(entry.name)) {
-        addFile(full, link ? undefined : join(real, entry.name));
+      if (kind === "dir") walk(full, false);
+      else if (kind === "file" && hasResourceExtension(entry.name)) {
+        addFile(full, entry.isSymbolicLink() ? undefined : join(real, entry.name));
       }
     }
   };
