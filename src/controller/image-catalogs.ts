@@ -19,7 +19,8 @@ import {
   enforcesServers,
 } from "../registry/images/mcpregistry-sources.js";
 import type { RegistryListing, SourceListing } from "../registry/images/policy.js";
-import { fetchApiPages, fetchGit, fetchUrl } from "../registry/sources/fetch.js";
+import { fetchApiPages, fetchUrl } from "../registry/sources/fetch.js";
+import { fetchGitFile } from "../registry/sources/git.js";
 import type { ServerEntry } from "../registry/formats/model.js";
 import type { KubeClient } from "../infra/kube/client.js";
 
@@ -163,7 +164,13 @@ export class RegistryCatalogs {
       });
     } else {
       this.gitCache ??= mkdtempSync(join(tmpdir(), "mcpfleet-catalogs-"));
-      bytes = (await fetchGit(cfg.git!, { cacheDir: this.gitCache, baseDir: this.gitCache })).data;
+      bytes = (
+        await fetchGitFile(cfg.git!, {
+          cacheDir: this.gitCache,
+          baseDir: this.gitCache,
+          timeoutMs: this.timeoutMs,
+        })
+      ).data;
     }
     return catalogImages(bytes.toString("utf8"), s.format, s.filter);
   }

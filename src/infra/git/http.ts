@@ -1,69 +1,44 @@
-// isomorphic-git's HTTP client, with what a controller needs around it: an https agent (a
-// private CA), fixed headers (credentials), an idle timeout on the socket and a signal that
-// cancels the request in flight (the operation's deadline, or the controller stopping). A server
-// that accepts the connection and never answers fails the request instead of holding it forever.
-import * as http from "node:http";
-import * as https from "node:https";
-import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git/http/node";
+// The settings of a fetch over HTTP(S) by the system git: credentials as an extra header, a
+// private CA, the idle timeout, and, for a source whose addresses are checked, the address
+// connected to pinned to the one checked. They reach git as configuration in its environment
+// (see transport.ts), never on its command line, where any local user could read a password.
 
-export interface HttpClientOptions {
-  agent?: https.Agent | undefined;
-  headers: () => Record<string, string>;
-  /** A socket silent this long fails the request. */
+export interface HttpSettings {
+  /** The Authorization header to send, when credentials are configured. */
+  authorization?: string | undefined;
+  /** PEM bundle of extra certificate authorities. */
+  caFile?: string | undefined;
+  /** A transfer slower than one byte per second for this long fails (a server gone silent). */
   idleTimeoutMs: number;
-  /** The signal of the operation in flight: aborting it cancels its request. */
-  signal: () => AbortSignal | undefined;
+  /**
+   * The address to connect to, already checked by the caller (the registry's private-address
+   * guard): curl connects there instead of resolving the name again, and redirects are not
+   * followed, so neither a changed DNS answer nor a redirect can lead elsewhere.
+   */
+  pinned?: { host: string; port: number; address: string } | undefined;
 }
 
-/** An error with the code gitError() maps to ERR_GIT_UNREACHABLE. */
-function timedOut(ms: number): Error {
-  return Object.assign(new Error(`no data for ${Math.round(ms / 1000)} s`), { code: "ETIMEDOUT" });
+/** `git -c` style settings for one HTTP(S) operation. */
+export function httpConfig(settings: HttpSettings): [string, string][] {
+  const config: [string, string][] = [
+    ["http.lowSpeedLimit", "1"],
+    ["http.lowSpeedTime", String(Math.max(1, Math.ceil(settings.idleTimeoutMs / 1000)))],
+  ];
+  if (settings.authorization !== undefined) {
+    config.push(["http.extraHeader", `Authorization: ${settings.authorization}`]);
+  }
+  if (settings.caFile !== undefined) config.push(["http.sslCAInfo", settings.caFile]);
+  const pin = settings.pinned;
+  if (pin !== undefined) {
+    const address = pin.address.includes(":") ? `[${pin.address}]` : pin.address;
+    config.push(["http.curloptResolve", `${pin.host}:${pin.port}:${address}`]);
+    config.push(["http.followRedirects", "false"]);
+  }
+  return config;
 }
 
-async function collect(body: GitHttpRequest["body"]): Promise<Buffer | undefined> {
-  if (body === undefined) return undefined;
-  const chunks: Uint8Array[] = [];
-  for await (const c of body) chunks.push(c);
-  return Buffer.concat(chunks);
-}
-
-export function httpClient(opts: HttpClientOptions): HttpClient {
-  return {
-    async request(req: GitHttpRequest): Promise<GitHttpResponse> {
-      const url = new URL(req.url);
-      const body = await collect(req.body);
-      const signal = opts.signal();
-      signal?.throwIfAborted();
-      const secure = url.protocol === "https:";
-      return new Promise((resolve, reject) => {
-        const r = (secure ? https : http).request(
-          url,
-          {
-            method: req.method ?? "GET",
-            headers: { ...req.headers, ...opts.headers() },
-            ...(secure && opts.agent !== undefined ? { agent: opts.agent } : {}),
-            timeout: opts.idleTimeoutMs,
-            ...(signal !== undefined ? { signal } : {}),
-          },
-          (res) => {
-            const headers: Record<string, string> = {};
-            for (const [k, v] of Object.entries(res.headers)) {
-              if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
-            }
-            resolve({
-              url: req.url,
-              method: req.method ?? "GET",
-              statusCode: res.statusCode ?? 0,
-              statusMessage: res.statusMessage ?? "",
-              headers,
-              body: res[Symbol.asyncIterator]() as AsyncIterableIterator<Uint8Array>,
-            });
-          },
-        );
-        r.on("timeout", () => r.destroy(timedOut(opts.idleTimeoutMs)));
-        r.on("error", reject);
-        r.end(body);
-      });
-    },
-  };
+/** The port a URL connects to. */
+export function urlPort(url: URL): number {
+  if (url.port !== "") return Number(url.port);
+  return url.protocol === "https:" ? 443 : 80;
 }

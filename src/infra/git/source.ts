@@ -1,20 +1,28 @@
-// The controller's view of a Git repository: resolve the watched branch, tag or commit to a
-// commit SHA, fetch only what is new, and read the watched directory of that commit from the
-// object store. Remote repositories (http/https) are fetched into a bare cache reused by every
-// poll; file:// repositories are read in place (there is nothing to download).
+// A view of a Git repository shared by the controller and the registry: resolve the watched
+// branch, tag or commit to a commit SHA, fetch only what is new, and read the watched directory
+// (or one file) of that commit from the object store. Remote repositories (http/https/ssh) are
+// fetched by the system git (transport.ts) into a bare cache reused by every poll; file://
+// repositories are read in place (there is nothing to download).
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import { Agent as HttpsAgent } from "node:https";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import git from "isomorphic-git";
-import type { HttpClient } from "isomorphic-git/http/node";
 import { McpfleetError } from "../../errors.js";
 import { DEFAULT_OPTIONS } from "../../validate/types.js";
-import { httpClient } from "./http.js";
-import { ObjectStore } from "./objects.js";
-import { SshTransport, isSshUrl } from "./ssh.js";
-import { type TreeFile, commitTree, readResourceTree, subtree } from "./tree.js";
+import { urlPort } from "./http.js";
+import { ObjectStore, ObjectTooLargeError } from "./objects.js";
+import { readRef } from "./refs.js";
+import { isSshUrl } from "./ssh.js";
+import {
+  CONTROLLER_HINTS,
+  type ErrorHints,
+  GitTransport,
+  type RunOptions,
+  redactUrl,
+} from "./transport.js";
+import { type TreeFile, commitTree, parseTree, readResourceTree, subtree } from "./tree.js";
+
+export { redactUrl } from "./transport.js";
 
 /** What to follow: exactly one of a branch, a tag or a commit (none means the remote's HEAD). */
 export type GitRevisionSpec = { branch: string } | { tag: string } | { commit: string } | object;
@@ -26,6 +34,8 @@ export interface GitAuth {
   passwordFile?: string;
   /** File holding a token, sent as the Basic password (GitHub, GitLab and Gitea accept this). */
   tokenFile?: string;
+  /** The password itself, when the caller has read it already. */
+  password?: string;
 }
 
 export interface GitSourceOptions {
@@ -53,8 +63,20 @@ export interface GitSourceOptions {
   knownHostsFile?: string;
   /** Deadline of one resolve (every request and fetch it makes); default 60 s. */
   timeoutMs?: number;
+  /** A transfer that stalls this long fails; default the deadline. */
+  idleTimeoutMs?: number;
   /** Cancels the operation in flight (the controller stopping). */
   signal?: AbortSignal;
+  /**
+   * Checks the host of an http(s) URL before every operation and names the address to connect
+   * to (the registry's private-address guard); the connection is pinned to it and redirects are
+   * not followed. Rejects to refuse the host.
+   */
+  pinAddress?: (url: URL) => Promise<string>;
+  /** Most bytes one fetch may receive (a huge repository fails instead of filling the disk). */
+  maxTransferBytes?: number;
+  /** The settings error messages point to (default: the controller's flags). */
+  hints?: ErrorHints;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -105,78 +127,13 @@ function readSecret(file: string): string {
   }
 }
 
-/** Strips credentials from a URL before it appears in a message. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.username !== "" || u.password !== "") {
-      u.username = "";
-      u.password = "";
-    }
-    return u.toString().replace(/\/$/, "");
-  } catch {
-    return url;
-  }
-}
-
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EPIPE",
-  "UND_ERR_SOCKET",
-]);
-
-/** Node's codes for a certificate that does not verify. */
-const TLS_CODES =
-  /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_\w+|ERR_TLS_CERT_ALTNAME_INVALID)$/;
-
-/** Maps an isomorphic-git or network error to a coded error that says what to do. */
+/** Wraps an error of reading the object store into a coded error naming the repository. */
 export function gitError(err: unknown, url: string, ref: string): McpfleetError {
   if (err instanceof McpfleetError) return err;
-  const e = err as { code?: string; data?: { statusCode?: number }; message?: string };
-  const where = `${redactUrl(url)} (${ref})`;
-  const message = e.message ?? String(err);
-  if (e.code === "HttpError") {
-    const status = e.data?.statusCode ?? 0;
-    if (status === 401 || status === 403) {
-      return new McpfleetError(
-        "ERR_GIT_AUTH",
-        `git ${where}: the server refused access (HTTP ${status}); check --username, --password-file or --token-file`,
-        { cause: err },
-      );
-    }
-    if (status === 404) {
-      return new McpfleetError("ERR_GIT_REF_NOT_FOUND", `git ${where}: no repository at this URL`, {
-        cause: err,
-      });
-    }
-    if (status >= 500) {
-      return new McpfleetError("ERR_GIT_UNREACHABLE", `git ${where}: server error HTTP ${status}`, {
-        cause: err,
-      });
-    }
-  }
-  if (e.code !== undefined && TLS_CODES.test(e.code)) {
-    return new McpfleetError(
-      "ERR_GIT_FAILED",
-      `git ${where}: TLS certificate not trusted (${e.code}); pass the CA bundle with --ca-file`,
-      { cause: err },
-    );
-  }
-  if (e.code !== undefined && NETWORK_CODES.has(e.code)) {
-    return new McpfleetError("ERR_GIT_UNREACHABLE", `git ${where}: ${e.code} ${message}`, {
-      cause: err,
-    });
-  }
-  if (e.code === "NotFoundError") {
-    return new McpfleetError("ERR_GIT_REF_NOT_FOUND", `git ${where}: ${message}`, { cause: err });
-  }
-  return new McpfleetError("ERR_GIT_FAILED", `git ${where}: ${message}`, { cause: err });
+  const message = err instanceof Error ? err.message : String(err);
+  return new McpfleetError("ERR_GIT_FAILED", `git ${redactUrl(url)} (${ref}): ${message}`, {
+    cause: err,
+  });
 }
 
 export class GitSource {
@@ -186,12 +143,12 @@ export class GitSource {
   private readonly path: string;
   private readonly local: string | undefined;
   private readonly gitdir: string;
-  private readonly http: HttpClient;
-  private readonly ssh: SshTransport | undefined;
+  private readonly transport: GitTransport | undefined;
   private readonly timeoutMs: number;
-  /** The signal of the resolve in flight: its deadline, or the controller stopping. */
+  private readonly hints: ErrorHints;
+  /** The signal of the resolve in flight: its deadline, or the caller stopping. */
   private operation: AbortSignal | undefined;
-  /** Network requests made (each is one HTTP round trip); for tests and metrics. */
+  /** Network operations made (each listing or fetch is one); for tests and metrics. */
   fetches = 0;
 
   constructor(opts: GitSourceOptions) {
@@ -199,6 +156,7 @@ export class GitSource {
     this.url = opts.url;
     this.refName = describeRef(opts.ref);
     this.path = normalisePath(opts.path);
+    this.hints = opts.hints ?? CONTROLLER_HINTS;
     if ("commit" in opts.ref && !/^[0-9a-f]{4,40}$/.test(opts.ref.commit)) {
       throw new McpfleetError("ERR_USAGE", `--commit must be a hex SHA, not ${opts.ref.commit}`);
     }
@@ -217,34 +175,58 @@ export class GitSource {
       );
     }
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (isSshUrl(opts.url)) {
-      if (opts.knownHostsFile === undefined) {
-        throw new McpfleetError(
-          "ERR_USAGE",
-          "--known-hosts-file is required for an ssh repository: the server's host key is always checked",
-        );
-      }
-      this.ssh = new SshTransport(opts.url, {
-        knownHostsFile: opts.knownHostsFile,
-        cacheDir: opts.cacheDir,
-        ...(opts.sshKeyFile !== undefined ? { keyFile: opts.sshKeyFile } : {}),
-      });
-    } else {
-      this.ssh = undefined;
+    if (isSshUrl(opts.url) && opts.knownHostsFile === undefined) {
+      throw new McpfleetError(
+        "ERR_USAGE",
+        "--known-hosts-file is required for an ssh repository: the server's host key is always checked",
+      );
     }
-    const agent =
-      opts.caFile !== undefined ? new HttpsAgent({ ca: readSecret(opts.caFile) }) : undefined;
-    this.http = httpClient({
-      agent,
-      headers: () => this.authHeaders(),
-      idleTimeoutMs: this.timeoutMs,
-      signal: () => this.operation,
-    });
+    this.transport =
+      this.local !== undefined
+        ? undefined
+        : new GitTransport(opts.url, {
+            cacheDir: opts.cacheDir,
+            idleTimeoutMs: opts.idleTimeoutMs ?? this.timeoutMs,
+            hints: this.hints,
+            ...(opts.maxTransferBytes !== undefined
+              ? { maxTransferBytes: opts.maxTransferBytes }
+              : {}),
+            ...(opts.knownHostsFile !== undefined
+              ? {
+                  ssh: {
+                    knownHostsFile: opts.knownHostsFile,
+                    ...(opts.sshKeyFile !== undefined ? { keyFile: opts.sshKeyFile } : {}),
+                  },
+                }
+              : {}),
+            http: () => this.httpSettings(),
+          });
   }
 
-  private authHeaders(): Record<string, string> {
+  /** Credentials, CA and pinned address of one HTTP(S) operation (secrets read every time). */
+  private async httpSettings(): Promise<{
+    authorization?: string;
+    caFile?: string;
+    pinned?: { host: string; port: number; address: string };
+  }> {
+    const authorization = this.authorization();
+    const settings: Awaited<ReturnType<GitSource["httpSettings"]>> = {};
+    if (authorization !== undefined) settings.authorization = authorization;
+    if (this.opts.caFile !== undefined) {
+      readSecret(this.opts.caFile); // a missing bundle says so, not a TLS failure
+      settings.caFile = this.opts.caFile;
+    }
+    if (this.opts.pinAddress !== undefined) {
+      const url = new URL(this.url);
+      const host = url.hostname.replace(/^\[|\]$/g, "");
+      settings.pinned = { host, port: urlPort(url), address: await this.opts.pinAddress(url) };
+    }
+    return settings;
+  }
+
+  private authorization(): string | undefined {
     const auth = this.opts.auth;
-    if (auth === undefined) return {};
+    if (auth === undefined) return undefined;
     let password: string | undefined;
     let user = auth.username;
     if (auth.tokenFile !== undefined) {
@@ -252,10 +234,11 @@ export class GitSource {
       user ??= "x-access-token";
     } else if (auth.passwordFile !== undefined) {
       password = readSecret(auth.passwordFile);
+    } else if (auth.password !== undefined) {
+      password = auth.password;
     }
-    if (password === undefined && user === undefined) return {};
-    const basic = Buffer.from(`${user ?? "git"}:${password ?? ""}`).toString("base64");
-    return { Authorization: `Basic ${basic}` };
+    if (password === undefined && user === undefined) return undefined;
+    return `Basic ${Buffer.from(`${user ?? "git"}:${password ?? ""}`).toString("base64")}`;
   }
 
   /** Resolves the watched ref to a commit, fetching what is new from a remote. */
@@ -264,8 +247,7 @@ export class GitSource {
     const stop = this.opts.signal;
     this.operation = stop !== undefined ? AbortSignal.any([stop, deadline]) : deadline;
     try {
-      const commit =
-        this.local !== undefined ? await this.resolveLocal() : await this.resolveRemote();
+      const commit = this.local !== undefined ? this.resolveLocal() : await this.resolveRemote();
       return { commit, ref: this.refName };
     } catch (err) {
       const where = `${redactUrl(this.url)} (${this.refName})`;
@@ -289,7 +271,7 @@ export class GitSource {
     }
   }
 
-  private run(): { signal: AbortSignal | undefined } {
+  private run(): RunOptions {
     return { signal: this.operation };
   }
 
@@ -302,7 +284,7 @@ export class GitSource {
 
   /**
    * Runs `use` on the repository's object store (read by position: a pack holding a large file
-   * is not loaded to read one commit of it, as isomorphic-git would).
+   * is not loaded to read one commit of it).
    */
   private withStore<T>(use: (store: ObjectStore) => T): T {
     const store = new ObjectStore(this.gitdir);
@@ -341,7 +323,7 @@ export class GitSource {
     });
   }
 
-  private async resolveLocal(): Promise<string> {
+  private resolveLocal(): string {
     if (!fs.existsSync(this.gitdir)) {
       throw new McpfleetError("ERR_GIT_UNREACHABLE", `no repository at ${this.url}`);
     }
@@ -353,12 +335,8 @@ export class GitSource {
     }
     const full =
       "branch" in ref ? `refs/heads/${ref.branch}` : "tag" in ref ? `refs/tags/${ref.tag}` : "HEAD";
-    let oid: string;
-    try {
-      oid = await git.resolveRef({ fs, gitdir: this.gitdir, ref: full });
-    } catch {
-      throw this.notFound(this.refName);
-    }
+    const oid = readRef(this.gitdir, full);
+    if (oid === undefined) throw this.notFound(this.refName);
     return this.peel(oid);
   }
 
@@ -375,80 +353,29 @@ export class GitSource {
     if (this.packCount() > (this.opts.maxPacks ?? 64)) {
       fs.rmSync(this.gitdir, { recursive: true, force: true });
     }
-    if (!fs.existsSync(join(this.gitdir, "HEAD"))) {
-      fs.mkdirSync(this.gitdir, { recursive: true });
-      await git.init({ fs, gitdir: this.gitdir, bare: true });
-    }
-    await git.addRemote({ fs, gitdir: this.gitdir, remote: "origin", url: this.url, force: true });
+    await this.transport!.init(this.gitdir, this.run());
   }
 
   /** The remote ref's commit as the server advertises it (one small request). */
   private async advertised(): Promise<{ ref: string; oid: string } | undefined> {
     const ref = this.opts.ref;
     this.fetches++;
-    if (this.ssh !== undefined) {
-      const full =
-        "branch" in ref
-          ? `refs/heads/${ref.branch}`
-          : "tag" in ref
-            ? `refs/tags/${ref.tag}`
-            : "HEAD";
-      // `^{}`: the commit an annotated tag points to, listed only when asked for by name.
-      const refs = await this.ssh.listRefs([full, `${full}^{}`], this.run());
-      const oid = refs.get(full);
-      if (oid === undefined) return undefined;
-      return { ref: refs.get(`symref:${full}`) ?? full, oid };
-    }
-    if ("branch" in ref || "tag" in ref) {
-      const full = "branch" in ref ? `refs/heads/${ref.branch}` : `refs/tags/${ref.tag}`;
-      const refs = await git.listServerRefs({
-        http: this.http,
-        url: this.url,
-        prefix: full,
-        peelTags: true,
-      });
-      const hit = refs.find((r) => r.ref === full);
-      if (hit === undefined) return undefined;
-      return { ref: full, oid: hit.peeled ?? hit.oid };
-    }
-    const refs = await git.listServerRefs({
-      http: this.http,
-      url: this.url,
-      prefix: "HEAD",
-      symrefs: true,
-    });
-    const head = refs.find((r) => r.ref === "HEAD");
-    return head === undefined ? undefined : { ref: head.target ?? "HEAD", oid: head.oid };
+    const full =
+      "branch" in ref ? `refs/heads/${ref.branch}` : "tag" in ref ? `refs/tags/${ref.tag}` : "HEAD";
+    // `^{}`: the commit an annotated tag points to, listed only when asked for by name.
+    const refs = await this.transport!.listRefs([full, `${full}^{}`], this.run());
+    const oid = refs.get(full);
+    if (oid === undefined) return undefined;
+    return { ref: refs.get(`symref:${full}`) ?? full, oid };
   }
 
-  /** Fetches from origin; resolves with the fetched tip (null when the remote sent none). */
+  /** Fetches from the remote; resolves with the fetched tip (null when the remote sent none). */
   private async fetch(args: {
     ref?: string;
     depth?: number;
     singleBranch: boolean;
   }): Promise<string | null> {
     this.fetches++;
-    if (this.ssh !== undefined) return this.fetchSsh(args);
-    const result = await git.fetch({
-      fs,
-      http: this.http,
-      gitdir: this.gitdir,
-      remote: "origin",
-      singleBranch: args.singleBranch,
-      tags: !args.singleBranch,
-      ...(args.ref !== undefined ? { ref: args.ref } : {}),
-      ...(args.depth !== undefined ? { depth: args.depth } : {}),
-    });
-    return result.fetchHead;
-  }
-
-  /** A fetch over SSH by the system git; resolves with the fetched tip, as fetch() does. */
-  private async fetchSsh(args: {
-    ref?: string;
-    depth?: number;
-    singleBranch: boolean;
-  }): Promise<string | null> {
-    const ssh = this.ssh!;
     const ref = this.opts.ref;
     const full =
       args.ref === undefined || args.ref.startsWith("refs/") || args.ref === "HEAD"
@@ -460,16 +387,12 @@ export class GitSource {
         : args.singleBranch
           ? ["+HEAD:refs/fetched/tip"]
           : ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
-    await ssh.fetch(
+    await this.transport!.fetch(
       this.gitdir,
       { refspecs, ...(args.depth !== undefined ? { depth: args.depth } : {}) },
       this.run(),
     );
-    try {
-      return await git.resolveRef({ fs, gitdir: this.gitdir, ref: "refs/fetched/tip" });
-    } catch {
-      return null;
-    }
+    return readRef(this.gitdir, "refs/fetched/tip") ?? null;
   }
 
   private async resolveRemote(): Promise<string> {
@@ -505,7 +428,7 @@ export class GitSource {
 
   /**
    * Reads the resource files of the watched path at `revision` straight from the object store
-   * into memory (see git-tree.ts): no work tree is written.
+   * into memory (see tree.ts): no work tree is written.
    */
   checkout(revision: Revision): Promise<Checkout> {
     return new Promise((resolve) => resolve(this.readCheckout(revision)));
@@ -527,6 +450,36 @@ export class GitSource {
       });
       return { ...revision, tree, files: read.files, warnings: read.warnings };
     } catch (err) {
+      throw gitError(err, this.url, this.refName);
+    } finally {
+      store.close();
+    }
+  }
+
+  /**
+   * The file at `path` (the watched path is ignored) at `revision`, refused from its header when
+   * it is larger than `maxBytes`: a large file is never inflated. Undefined when there is none.
+   */
+  readFile(revision: Revision, path: string, maxBytes: number): Buffer | undefined {
+    const parts = normalisePath(path).split("/");
+    const name = parts.pop() ?? "";
+    const store = new ObjectStore(this.gitdir);
+    try {
+      const dir = subtree(store, commitTree(store, revision.commit), parts.join("/"));
+      if (dir === undefined) return undefined;
+      const entry = parseTree(store.read(dir, "tree")).find((e) => e.name === name);
+      if (entry === undefined || entry.mode === "40000" || entry.mode === "160000") {
+        return undefined;
+      }
+      return store.read(entry.oid, "blob", maxBytes);
+    } catch (err) {
+      if (err instanceof ObjectTooLargeError) {
+        throw new McpfleetError(
+          "ERR_GIT_FAILED",
+          `git ${redactUrl(this.url)} (${this.refName}): ${path} is larger than ${maxBytes} bytes`,
+          { cause: err },
+        );
+      }
       throw gitError(err, this.url, this.refName);
     } finally {
       store.close();

@@ -1,19 +1,11 @@
-// Fetching a synced source's data: a file, a URL, a file in a Git repository, or the pages of
-// another registry's API. Each returns bytes (or, for the API, pages one at a time).
+// Fetching a synced source's data: a file, a URL, or the pages of another registry's API (a
+// git source's file is read through the git layer, see git.ts). Each returns bytes (or, for the API, pages one at a time).
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, promises as fsp } from "node:fs";
-import * as fs from "node:fs";
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { isAbsolute, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import git, { type GitHttpRequest, type GitHttpResponse, type HttpClient } from "isomorphic-git";
-import http from "isomorphic-git/http/node";
+import { promises as fsp } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { McpfleetError } from "../../errors.js";
 import { parseDuration } from "../../duration.js";
-import { HttpStatusError, guardedLookup, sendRequest } from "../../infra/http-client.js";
-import { readSecretFile } from "../config/secrets.js";
-import type { GitSourceConfig } from "../config/types.js";
+import { HttpStatusError, sendRequest } from "../../infra/http-client.js";
 import { urlProblem, type LocationPolicy } from "./location.js";
 
 /**
@@ -147,146 +139,6 @@ export async function fetchUrl(
       cause: err,
     });
   }
-}
-
-/**
- * The Git HTTP client of a source created through the admin API: every request to an allowed
- * host, connected to an allowed address, never following a redirect, and no more than
- * `maxBytes` received in all (a fetch of a huge repository fails instead of filling the disk
- * and memory).
- */
-function guardedGitHttp(guard: LocationPolicy, maxBytes: number): HttpClient {
-  const lookup = guardedLookup(guard.allowPrivateIP);
-  let received = 0;
-  return {
-    async request(r: GitHttpRequest): Promise<GitHttpResponse> {
-      const url = new URL(r.url);
-      const refused = urlProblem(url, guard);
-      if (refused !== undefined) throw new Error(`refused: ${refused}`);
-      const chunks: Uint8Array[] = [];
-      if (r.body !== undefined) for await (const c of r.body) chunks.push(c);
-      const res = await new Promise<IncomingMessage>((resolve, reject) => {
-        const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(
-          url,
-          {
-            method: r.method ?? "GET",
-            headers: r.headers ?? {},
-            lookup,
-            ...(r.signal !== undefined ? { signal: r.signal } : {}),
-          },
-          resolve,
-        );
-        req.once("error", reject);
-        req.end(chunks.length > 0 ? Buffer.concat(chunks) : undefined);
-      });
-      async function* body(): AsyncIterableIterator<Uint8Array> {
-        for await (const chunk of res as AsyncIterable<Buffer>) {
-          received += chunk.length;
-          if (received > maxBytes) {
-            res.destroy();
-            throw new Error(`the repository is larger than ${maxBytes} bytes`);
-          }
-          yield chunk;
-        }
-      }
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
-      }
-      return {
-        url: r.url,
-        method: r.method ?? "GET",
-        headers,
-        body: body(),
-        statusCode: res.statusCode ?? 0,
-        statusMessage: res.statusMessage ?? "",
-      };
-    },
-  };
-}
-
-/**
- * Reads the registry file from a Git repository. Remote repositories are fetched shallowly
- * into a bare clone under `cacheDir`, reused between syncs; file:// repositories are read in
- * place.
- */
-export async function fetchGit(
-  cfg: GitSourceConfig,
-  opts: {
-    cacheDir: string;
-    baseDir: string;
-    /** Largest registry file. */
-    maxBytes?: number;
-    /** For sources created through the admin API (see guardedGitHttp). */
-    guard?: LocationPolicy;
-    /** Most bytes a guarded fetch may receive. */
-    maxTransferBytes?: number;
-  },
-): Promise<{ data: Buffer; commit: string }> {
-  const filepath = cfg.path ?? "registry.json";
-  try {
-    if (cfg.repository.startsWith("file://")) {
-      const path = fileURLToPath(cfg.repository);
-      const gitdir = existsSync(join(path, ".git")) ? join(path, ".git") : path;
-      const ref = cfg.commit ?? cfg.tag ?? cfg.branch ?? "HEAD";
-      const oid = cfg.commit ?? (await git.resolveRef({ fs, gitdir, ref }));
-      const { blob } = await git.readBlob({ fs, gitdir, oid, filepath });
-      return { data: withinSize(blob, opts.maxBytes), commit: oid };
-    }
-    if (!/^https?:\/\//.test(cfg.repository)) {
-      throw new Error("only http(s):// and file:// repositories are supported");
-    }
-    const key = createHash("sha256").update(cfg.repository).digest("hex").slice(0, 16);
-    const gitdir = join(opts.cacheDir, key);
-    if (!existsSync(join(gitdir, "HEAD"))) {
-      mkdirSync(gitdir, { recursive: true });
-      await git.init({ fs, gitdir, bare: true });
-    }
-    await git.addRemote({ fs, gitdir, remote: "origin", url: cfg.repository, force: true });
-    const auth = cfg.auth;
-    const onAuth =
-      auth === undefined
-        ? undefined
-        : () => ({
-            username: auth.username,
-            password:
-              auth.passwordFile !== undefined
-                ? readSecretFile(resolvePath(opts.baseDir, auth.passwordFile))
-                : (auth.password ?? ""),
-          });
-    const ref = cfg.tag ?? cfg.branch;
-    const result = await git.fetch({
-      fs,
-      http:
-        opts.guard === undefined
-          ? http
-          : guardedGitHttp(opts.guard, opts.maxTransferBytes ?? DEFAULT_SYNC_LIMITS.maxTotalBytes),
-      gitdir,
-      remote: "origin",
-      ...(ref !== undefined ? { ref } : {}),
-      singleBranch: true,
-      ...(cfg.commit === undefined ? { depth: 1 } : {}),
-      tags: cfg.tag !== undefined,
-      ...(onAuth !== undefined ? { onAuth } : {}),
-    });
-    const oid = cfg.commit ?? result.fetchHead;
-    if (oid === null || oid === undefined) throw new Error("the remote has no such ref");
-    const { blob } = await git.readBlob({ fs, gitdir, oid, filepath });
-    return { data: withinSize(blob, opts.maxBytes), commit: oid };
-  } catch (err) {
-    if (err instanceof McpfleetError) throw err;
-    throw new McpfleetError(
-      "ERR_SYNC_FAILED",
-      `git ${cfg.repository}${cfg.branch !== undefined ? ` branch ${cfg.branch}` : ""}: ${(err as Error).message}`,
-      { cause: err },
-    );
-  }
-}
-
-/** A registry file read from Git, refused over the size limit as files and URLs are. */
-function withinSize(blob: Uint8Array, maxBytes = MAX_FILE_BYTES): Buffer {
-  if (blob.length > maxBytes) throw new Error(`the registry file is larger than ${maxBytes} bytes`);
-  return Buffer.from(blob);
 }
 
 /**

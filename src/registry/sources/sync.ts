@@ -16,11 +16,11 @@ import {
   apiFormOf,
   fetchApiPages,
   fetchFile,
-  fetchGit,
   fetchUrl,
   resolvePath,
   type SyncLimits,
 } from "./fetch.js";
+import { fetchGitFile } from "./git.js";
 
 /** Entries a file, url or git sync stages at once (what is alive beside the text). */
 const BATCH_SIZE = 100;
@@ -87,9 +87,17 @@ async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> 
             maxTransferBytes: ctx.limits?.maxTotalBytes ?? DEFAULT_SYNC_LIMITS.maxTotalBytes,
           }
         : {};
-    return (
-      await fetchGit(cfg.git, { cacheDir: ctx.cacheDir, baseDir: ctx.baseDir, maxBytes, ...guard })
-    ).data;
+    // The sync's deadline and cancellation reach the git process: a hung server ends the sync.
+    const fetched = await fetchGitFile(cfg.git, {
+      source: cfg.name,
+      cacheDir: ctx.cacheDir,
+      baseDir: ctx.baseDir,
+      maxBytes,
+      timeoutMs: ctx.limits?.timeoutMs ?? DEFAULT_SYNC_LIMITS.timeoutMs,
+      ...(ctx.signal !== undefined ? { signal: ctx.signal } : {}),
+      ...guard,
+    });
+    return fetched.data;
   }
   throw new McpfleetError("ERR_SOURCE_NOT_SYNCED", `source ${cfg.name} is not a file source`);
 }
