@@ -16,7 +16,7 @@ import { request as tlsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { McpfleetError } from "../errors.js";
+import { McpfleetError, type ErrorCode } from "../errors.js";
 import { isPrivateAddress } from "./private-address.js";
 
 /** Why a request failed in the client rather than on the network. */
@@ -44,7 +44,7 @@ export class OutgoingHttpError extends McpfleetError {
 
 /** An answer outside what the caller accepts (after redirects). */
 export class HttpStatusError extends Error {
-  readonly code = "ERR_UPSTREAM_STATUS" as const;
+  readonly code = "ERR_UPSTREAM_STATUS" satisfies ErrorCode;
   constructor(readonly status: number) {
     super(`HTTP ${status}`);
     this.name = "HttpStatusError";

@@ -3,10 +3,10 @@
 // and closes the store.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { KubeConfig } from "@kubernetes/client-node";
 import type { FastifyInstance } from "fastify";
 import { pino, type Logger } from "pino";
 import { parseDuration } from "../duration.js";
+import type { KubeClient } from "../infra/kube/client.js";
 import { sourceKind, type LoadedConfig } from "./config/types.js";
 import { OAuthAuthorizer, oauthSettings } from "./auth/authorizer.js";
 import type { ValidationTuning } from "./auth/provider.js";
@@ -37,7 +37,7 @@ export interface ServeSettings {
   authTuning?: Partial<ValidationTuning>;
   env?: NodeJS.ProcessEnv;
   /** Cluster access of kubernetes sources (default: in-cluster or $KUBECONFIG). */
-  kubeConfig?: () => KubeConfig;
+  kubeClient?: () => KubeClient;
   /** How long /readiness waits for the first syncs, in milliseconds (default 120 s). */
   firstSyncDeadlineMs?: number;
 }
@@ -103,7 +103,7 @@ export class RegistryServer {
         ctx: {
           baseDir: loaded.baseDir,
           cacheDir: settings.cacheDir ?? join(tmpdir(), "mcpfleet-registry-git"),
-          ...(settings.kubeConfig !== undefined ? { kubeConfig: settings.kubeConfig } : {}),
+          ...(settings.kubeClient !== undefined ? { kubeClient: settings.kubeClient } : {}),
         },
         observe: (source, outcome, ms) => {
           metrics.syncs.inc({ source, outcome: outcome.outcome });

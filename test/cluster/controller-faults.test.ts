@@ -4,9 +4,9 @@
 // object the repository renders is there, and nothing is left outside the inventory.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { APPLIED_BY } from "../../src/controller/cluster-plan.js";
+import { KubeClient } from "../../src/infra/kube/client.js";
 import { listKubeEntries, watchKube } from "../../src/registry/sources/kubernetes.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, startApiProxy } from "../support/cluster/proxy.js";
@@ -133,10 +133,9 @@ describe.skipIf(noCluster())("the registry's kubernetes source through a watch t
     const c = client();
     const ns = testNamespace(clusterKubeconfig()!, "watch");
     await c.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
-    const kc = new KubeConfig();
-    kc.loadFromFile(proxy.kubeconfigPath);
+    const kube = KubeClient.fromFile(proxy.kubeconfigPath);
     let changes = 0;
-    const stop = watchKube(kc, [ns], () => changes++, 50);
+    const stop = watchKube(kube, [ns], () => changes++, 50);
     try {
       await until("the watches are open", () =>
         proxy.requests.filter((r) => r.verb === "watch" && r.status === 200).length >= 3
@@ -160,10 +159,11 @@ describe.skipIf(noCluster())("the registry's kubernetes source through a watch t
         spec: { image: "ghcr.io/example/server:1.0.0" },
       });
       await until("the source noticed", () => (changes > seen ? true : undefined), 20_000);
-      const { entries } = await listKubeEntries(kc, [ns]);
+      const { entries } = await listKubeEntries(kube, [ns]);
       expect(entries.map((e) => e.name)).toEqual([`com.toolhive.k8s.${ns}/dropped`]);
     } finally {
       stop();
+      kube.close();
     }
   }, 60_000);
 });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KubeClient } from "../../src/infra/kube/client.js";
 import { parseConfig } from "../../src/registry/config/load.js";
 import { RegistryServer } from "../../src/registry/server.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
@@ -19,6 +20,7 @@ const NS = noCluster() ? "unused" : testNamespace(clusterKubeconfig()!, "claims"
 
 let issuer: TestIssuer;
 let server: RegistryServer;
+let kube: KubeClient | undefined;
 
 function exported(name: string, claims?: string) {
   return {
@@ -44,6 +46,7 @@ beforeAll(async () => {
   kc.loadFromFile(clusterKubeconfig()!);
   await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
   const objects = kc.makeApiClient(k8s.CustomObjectsApi);
+  kube = new KubeClient(kc);
   const group = {
     group: "toolhive.stacklok.dev",
     version: "v1alpha1",
@@ -81,13 +84,14 @@ beforeAll(async () => {
   writeFileSync(path, yaml);
   server = await RegistryServer.start(
     { ...parseConfig(yaml, path), path, baseDir: dir },
-    { port: 0, log: pino({ level: "silent" }), kubeConfig: () => kc, generationPollMs: 100 },
+    { port: 0, log: pino({ level: "silent" }), kubeClient: () => kube!, generationPollMs: 100 },
   );
   await untilReady(server.url);
 });
 
 afterAll(async () => {
   await server?.close();
+  kube?.close();
   await issuer?.close();
 });
 

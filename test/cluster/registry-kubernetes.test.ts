@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KubeClient } from "../../src/infra/kube/client.js";
 import { kubeEntry } from "../../src/registry/sources/kubernetes.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { pino } from "pino";
@@ -29,6 +30,7 @@ function mcpServer(name: string, annotations: Record<string, string>) {
 describe.skipIf(noCluster())("kubernetes source on the API server", () => {
   let dir: string;
   let server: RegistryServer;
+  let kube: KubeClient | undefined;
   let objects: k8s.CustomObjectsApi;
   const group = {
     group: "toolhive.stacklok.dev",
@@ -56,6 +58,7 @@ describe.skipIf(noCluster())("kubernetes source on the API server", () => {
     kc.loadFromFile(clusterKubeconfig()!);
     await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name: NS } } });
     objects = kc.makeApiClient(k8s.CustomObjectsApi);
+    kube = new KubeClient(kc);
     await objects.createNamespacedCustomObject({
       ...group,
       body: mcpServer("fetch", {
@@ -80,12 +83,13 @@ auth: { mode: anonymous }
     writeFileSync(path, yaml);
     server = await RegistryServer.start(
       { ...parseConfig(yaml, path), path, baseDir: dir },
-      { port: 0, log: pino({ level: "silent" }), kubeConfig: () => kc },
+      { port: 0, log: pino({ level: "silent" }), kubeClient: () => kube! },
     );
     await until(async () => (await fetch(`${server.url}/readiness`)).status === 200);
   });
   afterAll(async () => {
     await server?.close();
+    kube?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

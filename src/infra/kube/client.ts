@@ -1,3 +1,4 @@
+// The one Kubernetes client, shared by the controller and the registry's kubernetes source.
 // A small JSON client for the Kubernetes API: credentials, CA and server come from a kubeconfig
 // loaded by @kubernetes/client-node (token, client certificate, exec and in-cluster auth all
 // work), requests go over one keep-alive connection pool. Generic objects are addressed through
@@ -10,6 +11,7 @@ import * as https from "node:https";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
+import type { ErrorCode } from "../../errors.js";
 
 export interface KubeObjectRef {
   apiVersion: string;
@@ -42,8 +44,13 @@ export interface StatusCause {
   field?: string;
 }
 
-/** A failed API request, with the `Status` body the server sent. */
+/**
+ * A failed API request, with the `Status` body the server sent. `status` is the API server's
+ * HTTP status (retries and 404s are decided on it), so this is not an McpfleetError, whose
+ * status is the one this program answers with; its code is the catalogue's all the same.
+ */
 export class KubeApiError extends Error {
+  readonly code = "ERR_KUBE_API" satisfies ErrorCode;
   readonly status: number;
   readonly reason: string | undefined;
   readonly causes: StatusCause[];

@@ -3,8 +3,8 @@
 // namespaces. A sync lists them; a watch per namespace and kind triggers a new sync when any of
 // them changes. Entry claims come from the `authz-claims` annotation, never from the source.
 import { readFileSync } from "node:fs";
-import * as k8s from "@kubernetes/client-node";
 import { McpfleetError } from "../../errors.js";
+import { KubeApiError, KubeClient } from "../../infra/kube/client.js";
 import { API_GROUP } from "../../schema/kinds.js";
 import { EXPORTED_KINDS } from "./exported-kinds.js";
 import type { Claims } from "../config/types.js";
@@ -21,7 +21,7 @@ function isObj(v: unknown): v is Obj {
 }
 
 /** The namespaces to read: the configured ones, else the server's own. */
-export function kubeNamespaces(kc: k8s.KubeConfig, configured: string[] | undefined): string[] {
+export function kubeNamespaces(kube: KubeClient, configured: string[] | undefined): string[] {
   if (configured !== undefined && configured.length > 0) return configured;
   const fromEnv = process.env.POD_NAMESPACE;
   if (fromEnv !== undefined && fromEnv !== "") return [fromEnv];
@@ -31,7 +31,7 @@ export function kubeNamespaces(kc: k8s.KubeConfig, configured: string[] | undefi
   } catch {
     // not in a pod
   }
-  return [kc.getContextObject(kc.getCurrentContext())?.namespace ?? "default"];
+  return [kube.defaultNamespace()];
 }
 
 /** One exported resource to an entry, or why it cannot be one. */
@@ -83,42 +83,49 @@ export function kubeEntry(kind: string, obj: Obj): ServerEntry | string {
   return entry;
 }
 
-/** Lists every exported resource of the namespaces. */
+/** The collection path of an exported kind in a namespace. */
+function collectionPath(namespace: string, plural: string): string {
+  return `/apis/${API_GROUP}/${API_VERSION}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
+}
+
+/** Lists every exported resource of the namespaces, a page at a time. */
 export async function listKubeEntries(
-  kc: k8s.KubeConfig,
+  kube: KubeClient,
   namespaces: string[],
 ): Promise<{ entries: ServerEntry[]; problems: string[] }> {
-  const api = kc.makeApiClient(k8s.CustomObjectsApi);
   const entries: ServerEntry[] = [];
   const problems: string[] = [];
   for (const namespace of namespaces) {
     for (const { kind, plural } of EXPORTED_KINDS) {
-      let list: { items?: unknown[] };
-      try {
-        list = (await api.listNamespacedCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          namespace,
-          plural,
-        })) as { items?: unknown[] };
-      } catch (err) {
-        const code = (err as { code?: number }).code;
-        if (code === 404) continue; // the CRD is not installed: nothing of that kind
-        throw new McpfleetError(
-          "ERR_SYNC_FAILED",
-          `listing ${plural} in ${namespace}: ${(err as Error).message}`,
-          { cause: err },
-        );
-      }
-      for (const item of list.items ?? []) {
-        if (!isObj(item)) continue;
-        const ann =
-          isObj(item.metadata) && isObj(item.metadata.annotations) ? item.metadata.annotations : {};
-        if (ann[`${PREFIX}registry-export`] !== "true") continue;
-        const e = kubeEntry(kind, item);
-        if (typeof e === "string") problems.push(e);
-        else entries.push(e);
-      }
+      let cont: string | undefined;
+      do {
+        let page: { items?: unknown[]; metadata?: { continue?: string } };
+        try {
+          page = await kube.request("GET", collectionPath(namespace, plural), {
+            query: { limit: "500", continue: cont },
+          });
+        } catch (err) {
+          // The CRD is not installed: nothing of that kind.
+          if (err instanceof KubeApiError && err.status === 404) break;
+          throw new McpfleetError(
+            "ERR_SYNC_FAILED",
+            `listing ${plural} in ${namespace}: ${(err as Error).message}`,
+            { cause: err },
+          );
+        }
+        for (const item of page.items ?? []) {
+          if (!isObj(item)) continue;
+          const ann =
+            isObj(item.metadata) && isObj(item.metadata.annotations)
+              ? item.metadata.annotations
+              : {};
+          if (ann[`${PREFIX}registry-export`] !== "true") continue;
+          const e = kubeEntry(kind, item);
+          if (typeof e === "string") problems.push(e);
+          else entries.push(e);
+        }
+        cont = page.metadata?.continue;
+      } while (cont !== undefined && cont !== "");
     }
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -127,63 +134,51 @@ export async function listKubeEntries(
 
 /**
  * Watches the exported kinds in the namespaces and calls `changed` (debounced) on any event.
- * Watches that end are restarted after a short pause. Returns a stop function.
+ * Watches that end or fail are started again after a short pause. Returns a stop function.
  */
 export function watchKube(
-  kc: k8s.KubeConfig,
+  kube: KubeClient,
   namespaces: string[],
   changed: () => void,
   debounceMs = 200,
 ): () => void {
-  let stopped = false;
+  const stop = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  const controllers: AbortController[] = [];
   const poke = (): void => {
-    if (stopped || timer !== undefined) return;
+    if (stop.signal.aborted || timer !== undefined) return;
     timer = setTimeout(() => {
       timer = undefined;
       changed();
     }, debounceMs);
   };
-  const watch = new k8s.Watch(kc);
+  const again = (namespace: string, plural: string): void => {
+    if (!stop.signal.aborted) setTimeout(() => start(namespace, plural), 1000).unref();
+  };
   const start = (namespace: string, plural: string): void => {
-    if (stopped) return;
-    watch
+    if (stop.signal.aborted) return;
+    kube
       .watch(
-        `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/${plural}`,
-        { allowWatchBookmarks: false },
-        () => {
-          // Also the initial ADDED burst: that sync finds the hash unchanged and writes nothing.
-          poke();
-        },
-        () => {
-          if (!stopped) setTimeout(() => start(namespace, plural), 1000).unref();
-        },
+        collectionPath(namespace, plural),
+        { query: { allowWatchBookmarks: "false" }, signal: stop.signal },
+        // Also the initial ADDED burst: that sync finds the hash unchanged and writes nothing.
+        poke,
       )
-      .then((c) => {
-        if (stopped) c.abort();
-        else controllers.push(c);
-      })
-      .catch(() => {
-        if (!stopped) setTimeout(() => start(namespace, plural), 1000).unref();
-      });
+      .then(
+        () => again(namespace, plural),
+        () => again(namespace, plural),
+      );
   };
   for (const ns of namespaces) for (const { plural } of EXPORTED_KINDS) start(ns, plural);
   return () => {
-    stopped = true;
+    stop.abort();
     if (timer !== undefined) clearTimeout(timer);
-    for (const c of controllers) c.abort();
   };
 }
 
-let cachedKubeConfig: k8s.KubeConfig | undefined;
+let cachedKubeClient: KubeClient | undefined;
 
-/** In-cluster configuration, or $KUBECONFIG / ~/.kube/config, loaded once. */
-export function defaultKubeConfig(): k8s.KubeConfig {
-  if (cachedKubeConfig === undefined) {
-    const kc = new k8s.KubeConfig();
-    kc.loadFromDefault();
-    cachedKubeConfig = kc;
-  }
-  return cachedKubeConfig;
+/** A client from the in-cluster service account, else $KUBECONFIG or ~/.kube/config; made once. */
+export function defaultKubeClient(): KubeClient {
+  cachedKubeClient ??= KubeClient.fromFile();
+  return cachedKubeClient;
 }

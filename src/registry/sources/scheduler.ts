@@ -84,10 +84,10 @@ export class SyncScheduler {
    * Kubernetes client (some 45 MB once loaded) is loaded only for a kubernetes source.
    */
   private async watch(name: string, slot: Slot, namespaces: string[] | undefined): Promise<void> {
-    const { defaultKubeConfig, kubeNamespaces, watchKube } = await import("./kubernetes.js");
+    const { defaultKubeClient, kubeNamespaces, watchKube } = await import("./kubernetes.js");
     if (this.slots.get(name) !== slot) return; // dropped while the client loaded
-    const kc = this.opts.ctx.kubeConfig?.() ?? defaultKubeConfig();
-    slot.unwatch = watchKube(kc, kubeNamespaces(kc, namespaces), () => {
+    const kube = this.opts.ctx.kubeClient?.() ?? defaultKubeClient();
+    slot.unwatch = watchKube(kube, kubeNamespaces(kube, namespaces), () => {
       if (this.slots.get(name) !== slot) return;
       if (slot.running !== undefined) slot.again = true;
       else void this.run(slot);

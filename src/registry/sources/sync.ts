@@ -10,7 +10,7 @@ import { makeFilter, noValidEntry, streamRegistryData } from "../formats/parse.j
 import { convertUpstream } from "../formats/upstream.js";
 import { StageRows, type Store } from "../store/store.js";
 import { checkLocation, type LocationPolicy } from "./location.js";
-import type { KubeConfig } from "@kubernetes/client-node";
+import type { KubeClient } from "../../infra/kube/client.js";
 import {
   DEFAULT_SYNC_LIMITS,
   apiFormOf,
@@ -28,7 +28,7 @@ const BATCH_SIZE = 100;
 export interface SyncContext {
   baseDir: string;
   /** Cluster access for kubernetes sources (default: in-cluster or $KUBECONFIG). */
-  kubeConfig?: () => KubeConfig;
+  kubeClient?: () => KubeClient;
   /** Where Git sources keep their clones. */
   cacheDir: string;
   signal?: AbortSignal;
@@ -253,9 +253,9 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
 
 async function syncKube(store: Store, cfg: SourceConfig, ctx: SyncContext): Promise<SyncOutcome> {
   // The Kubernetes client (some 45 MB once loaded) only for servers with a kubernetes source.
-  const { defaultKubeConfig, kubeNamespaces, listKubeEntries } = await import("./kubernetes.js");
-  const kc = ctx.kubeConfig?.() ?? defaultKubeConfig();
-  const listed = await listKubeEntries(kc, kubeNamespaces(kc, cfg.kubernetes?.namespaces));
+  const { defaultKubeClient, kubeNamespaces, listKubeEntries } = await import("./kubernetes.js");
+  const kube = ctx.kubeClient?.() ?? defaultKubeClient();
+  const listed = await listKubeEntries(kube, kubeNamespaces(kube, cfg.kubernetes?.namespaces));
   // Annotations are free text: an entry the store cannot keep is skipped like any invalid one.
   const problems = listed.problems;
   const entries = listed.entries.filter((e) => {
