@@ -15,6 +15,7 @@ import {
   type RouteContext,
 } from "./context.js";
 import { fail } from "./problem.js";
+import { WAIT } from "./query-params.js";
 import { ERR, ERRORS, NAME_PARAM, SOURCE_VIEW } from "./schemas.js";
 
 /** A duration as Go writes one (`1h0m0s`, `30m0s`, `1.5s`, `250ms`), as ToolHive shows it. */
@@ -213,7 +214,7 @@ export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done
     },
   );
 
-  app.post<{ Params: { name: string }; Querystring: { wait?: string } }>(
+  app.post<{ Params: { name: string }; Querystring: { wait: boolean } }>(
     "/v1/sources/:name/sync",
     {
       schema: {
@@ -222,10 +223,7 @@ export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done
         description:
           "Starts a sync of a git, api, url or file source (joining one already running) and answers 202 at once; with `wait=true` it answers 200 when the sync has finished, with its outcome.",
         params: NAME_PARAM,
-        querystring: {
-          type: "object",
-          properties: { wait: { type: "string", enum: ["true", "false"] } },
-        },
+        querystring: { type: "object", properties: { wait: WAIT } },
         response: { 200: SOURCE_VIEW, 202: SOURCE_VIEW, ...ERRORS, 409: ERR },
       },
     },
@@ -235,7 +233,7 @@ export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done
         fail("ERR_SOURCE_NOT_SYNCED", `source "${s.name}" is managed: nothing to sync`);
       }
       const run = scheduler.trigger(s.name);
-      if (req.query.wait === "true") {
+      if (req.query.wait) {
         const outcome = await run;
         return reply.code(200).send({ ...sourceView(s, await store.getStatus(s.name)), outcome });
       }

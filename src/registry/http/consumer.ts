@@ -5,14 +5,33 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastif
 import { compareVersions, type StoredEntry } from "../store/store.js";
 import { readableRegistry, registryParam, type RegistryApiOptions } from "./context.js";
 import { fail } from "./problem.js";
+import { INCLUDE_DELETED, LIMIT, SEARCH, UPDATED_SINCE, VERSION_FILTER } from "./query-params.js";
 import { ERRORS, ITEM, LIST, NOT_MODIFIED } from "./schemas.js";
 import { decodeCursor, encodeCursor, etagOf, itemOf } from "./views.js";
-
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 export const REGISTRY_PARAM = {
   registry: { type: "string", description: "Registry name." },
 };
+
+interface ListRoute {
+  Querystring: {
+    cursor?: string;
+    limit: number;
+    search?: string;
+    updated_since?: string;
+    version?: string;
+    include_deleted: boolean;
+  };
+}
+
+interface VersionsRoute {
+  Params: { name: string };
+  Querystring: { include_deleted: boolean };
+}
+
+interface VersionRoute {
+  Params: { name: string; version: string };
+}
 
 function sendCached(
   req: FastifyRequest,
@@ -35,21 +54,14 @@ function sendCached(
   return reply.header("content-type", "application/json; charset=utf-8").send(body);
 }
 
-function parseLimit(v: string | undefined): number {
-  if (v === undefined) return 30;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 100) {
-    fail("ERR_INVALID_PARAMETER", `limit must be an integer from 1 to 100, got "${v}"`);
-  }
-  return Number(v);
-}
-
 /** No entry was updated before the store existed: earlier dates select everything. */
 const EPOCH = new Date(0);
 
-function parseSince(v: string | undefined): Date | undefined {
+/** updated_since as a time (its schema checked the spelling; a leap second is no time here). */
+function sinceOf(v: string | undefined): Date | undefined {
   if (v === undefined) return undefined;
   const d = new Date(v);
-  if (!RFC3339.test(v) || Number.isNaN(d.getTime())) {
+  if (Number.isNaN(d.getTime())) {
     fail(
       "ERR_INVALID_PARAMETER",
       `updated_since must be an RFC 3339 date-time such as 2025-01-31T12:00:00Z, got "${v}"`,
@@ -57,18 +69,6 @@ function parseSince(v: string | undefined): Date | undefined {
   }
   // PostgreSQL has no year 0 (and JavaScript has): clamp, as the answer is the same.
   return d < EPOCH ? EPOCH : d;
-}
-
-const INCLUDE_DELETED = {
-  type: "string",
-  enum: ["true", "false"],
-  description: "`true`: deleted versions too (hidden by default).",
-} as const;
-
-function parseFlag(name: string, v: string | undefined): boolean {
-  if (v === undefined || v === "false") return false;
-  if (v === "true") return true;
-  return fail("ERR_INVALID_PARAMETER", `${name} must be true or false, got "${v}"`);
 }
 
 /** Versions as the official registry lists them: the most recently published first. */
@@ -80,199 +80,210 @@ function newestFirst(a: StoredEntry, b: StoredEntry): number {
       : compareVersions(b.version, a.version);
 }
 
-export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, opts, done) => {
-  const { store, views, authorizer } = opts;
-  const hide = opts.hide;
-  const tags = ["consumer"];
-  const registryParams = opts.registry === undefined ? REGISTRY_PARAM : {};
+function visible(opts: RegistryApiOptions, req: FastifyRequest, list: StoredEntry[]) {
+  return list.filter((e) => opts.authorizer.entryVisible(req.principal, e.claims));
+}
 
-  function visible(req: FastifyRequest, list: StoredEntry[]): StoredEntry[] {
-    return list.filter((e) => authorizer.entryVisible(req.principal, e.claims));
+/** Caches an answer body under `key` for the store generation it was read at, and sends it. */
+function cacheAndSend(
+  opts: RegistryApiOptions,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  at: { key: string; generation: number; scope: string },
+  answer: unknown,
+): FastifyReply {
+  const body = Buffer.from(JSON.stringify(answer));
+  const etag = etagOf(body);
+  opts.views.put(at.key, at.generation, { body, etag, status: 200 });
+  return sendCached(req, reply, body, etag, at.scope);
+}
+
+/**
+ * A page is `limit` visible entries: when the filter hides rows, read further batches until
+ * the page is full or the rows run out. Returns up to limit + 1 (the extra one: a next page).
+ */
+async function visiblePage(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<ListRoute>,
+  sources: string[],
+  after: { name: string; version: string } | undefined,
+  since: Date | undefined,
+): Promise<StoredEntry[]> {
+  const q = req.query;
+  const shown: StoredEntry[] = [];
+  let scanFrom = after;
+  let batch = q.limit + 1;
+  for (;;) {
+    const rows = await opts.store.listEntries(sources, {
+      limit: batch,
+      ...(scanFrom !== undefined ? { after: scanFrom } : {}),
+      ...(q.search !== undefined ? { search: q.search } : {}),
+      ...(since !== undefined ? { updatedSince: since } : {}),
+      latestOnly: q.version === "latest",
+      ...(q.version !== undefined && q.version !== "latest" ? { version: q.version } : {}),
+      includeDeleted: q.include_deleted,
+    });
+    shown.push(...visible(opts, req, rows));
+    const tail = rows[rows.length - 1];
+    if (shown.length > q.limit || rows.length < batch || tail === undefined) break;
+    scanFrom = { name: tail.name, version: tail.version };
+    batch = Math.min(batch * 2, 1000);
   }
+  return shown;
+}
 
-  app.get<{ Querystring: Record<string, string | undefined> }>(
-    "/servers",
-    {
-      schema: {
-        hide,
-        tags,
-        summary: "List server versions",
-        description:
-          "Pages through the registry's entries ordered by name and version. A name present in several sources is served from the registry's first source that has it.",
-        params: { type: "object", properties: registryParams },
-        querystring: {
-          type: "object",
-          properties: {
-            cursor: {
-              type: "string",
-              description: "Opaque; metadata.nextCursor of the previous page.",
-            },
-            limit: { type: "string", description: "Page size, 1 to 100 (default 30)." },
-            search: {
-              type: "string",
-              description: "Case-insensitive substring of name, title or description.",
-            },
-            updated_since: { type: "string", description: "RFC 3339; entries updated after it." },
-            version: {
-              type: "string",
-              description:
-                "`latest`: only each server's latest version; else only this exact version.",
-            },
-            include_deleted: INCLUDE_DELETED,
-          },
+async function listServers(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<ListRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
+  const q = req.query;
+  // Every parameter is checked before the cache is asked: a bad one is refused whether or not
+  // an answer is cached under a key it resembles.
+  const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+  if (q.cursor !== undefined && after === undefined) {
+    fail("ERR_INVALID_CURSOR", "cursor is not one this server issued; start again without it");
+  }
+  const since = sinceOf(q.updated_since);
+  const scope = opts.authorizer.cacheScope(req.principal);
+  const key = `L\0${scope}\0${reg.name}\0${q.cursor ?? ""}\0${q.limit}\0${q.search ?? ""}\0${since?.toISOString() ?? ""}\0${q.version ?? ""}\0${q.include_deleted}`;
+  const hit = opts.views.get(key);
+  if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
+  const generation = opts.store.generation;
+  const shown = await visiblePage(opts, req, reg.sources, after, since);
+  const page = shown.slice(0, q.limit);
+  const last = page[page.length - 1];
+  const items = page.map(itemOf);
+  const metadata: Record<string, unknown> = { count: items.length };
+  // The cursor is the last entry shown, so it never names a hidden one.
+  if (shown.length > q.limit && last !== undefined) metadata.nextCursor = encodeCursor(last);
+  return cacheAndSend(opts, req, reply, { key, generation, scope }, { servers: items, metadata });
+}
+
+async function listVersions(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<VersionsRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
+  const scope = opts.authorizer.cacheScope(req.principal);
+  const includeDeleted = req.query.include_deleted;
+  const key = `V\0${scope}\0${reg.name}\0${req.params.name}\0${includeDeleted}`;
+  const hit = opts.views.get(key);
+  if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
+  const generation = opts.store.generation;
+  const list = visible(
+    opts,
+    req,
+    await opts.store.listVersions(reg.sources, req.params.name, { includeDeleted }),
+  ).sort(newestFirst);
+  if (list.length === 0) {
+    fail("ERR_SERVER_NOT_FOUND", `registry "${reg.name}" has no server "${req.params.name}"`);
+  }
+  const answer = { servers: list.map(itemOf), metadata: { count: list.length } };
+  return cacheAndSend(opts, req, reply, { key, generation, scope }, answer);
+}
+
+async function getVersion(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<VersionRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
+  const { name, version } = req.params;
+  const scope = opts.authorizer.cacheScope(req.principal);
+  const key = `G\0${scope}\0${reg.name}\0${name}\0${version}`;
+  const hit = opts.views.get(key);
+  if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
+  const generation = opts.store.generation;
+  // A pinned client reads its exact version whatever its status (it learns it is deleted);
+  // `latest` is never a deleted version.
+  const list = visible(
+    opts,
+    req,
+    await opts.store.listVersions(reg.sources, name, { includeDeleted: version !== "latest" }),
+  );
+  if (list.length === 0) {
+    fail("ERR_SERVER_NOT_FOUND", `registry "${reg.name}" has no server "${name}"`);
+  }
+  const e =
+    version === "latest"
+      ? (list.find((x) => x.isLatest) ?? list[0])
+      : list.find((x) => x.version === version);
+  if (e === undefined) {
+    fail("ERR_VERSION_NOT_FOUND", `server "${name}" has no version "${version}"`);
+  }
+  return cacheAndSend(opts, req, reply, { key, generation, scope }, itemOf(e));
+}
+
+/** The route schemas, for a mount that is documented or hidden and names its registry or not. */
+function schemas(opts: RegistryApiOptions) {
+  const common = { hide: opts.hide, tags: ["consumer"] };
+  const registryParams = opts.registry === undefined ? REGISTRY_PARAM : {};
+  const list = {
+    ...common,
+    summary: "List server versions",
+    description:
+      "Pages through the registry's entries ordered by name and version. A name present in several sources is served from the registry's first source that has it.",
+    params: { type: "object", properties: registryParams },
+    querystring: {
+      type: "object",
+      properties: {
+        cursor: {
+          type: "string",
+          description: "Opaque; metadata.nextCursor of the previous page.",
         },
-        response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS },
+        limit: LIMIT,
+        search: SEARCH,
+        updated_since: UPDATED_SINCE,
+        version: VERSION_FILTER,
+        include_deleted: INCLUDE_DELETED,
       },
     },
-    async (req, reply) => {
-      const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
-      const q = req.query;
-      // Every parameter is checked before the cache is asked: a bad one is refused whether
-      // or not an answer is cached under a key it resembles.
-      const limit = parseLimit(q.limit);
-      const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-      if (q.cursor !== undefined && after === undefined) {
-        fail("ERR_INVALID_CURSOR", "cursor is not one this server issued; start again without it");
-      }
-      if (q.version !== undefined && (q.version === "" || q.version.length > 255)) {
-        fail(
-          "ERR_INVALID_PARAMETER",
-          "version must be `latest` or one version of 1 to 255 characters",
-        );
-      }
-      const includeDeleted = parseFlag("include_deleted", q.include_deleted);
-      if (q.search !== undefined && q.search.length > 200) {
-        fail("ERR_INVALID_PARAMETER", "search is limited to 200 characters");
-      }
-      const since = parseSince(q.updated_since);
-      const scope = authorizer.cacheScope(req.principal);
-      const key = `L\0${scope}\0${reg.name}\0${q.cursor ?? ""}\0${limit}\0${q.search ?? ""}\0${since?.toISOString() ?? ""}\0${q.version ?? ""}\0${includeDeleted}`;
-      const hit = views.get(key);
-      if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
-      const gen = store.generation;
-      // A page is `limit` visible entries: when the filter hides rows, read further batches
-      // until the page is full or the rows run out. The cursor is the last entry shown, so it
-      // never names a hidden one.
-      const shown: StoredEntry[] = [];
-      let scanFrom = after;
-      let batch = limit + 1;
-      for (;;) {
-        const rows = await store.listEntries(reg.sources, {
-          limit: batch,
-          ...(scanFrom !== undefined ? { after: scanFrom } : {}),
-          ...(q.search !== undefined ? { search: q.search } : {}),
-          ...(since !== undefined ? { updatedSince: since } : {}),
-          latestOnly: q.version === "latest",
-          ...(q.version !== undefined && q.version !== "latest" ? { version: q.version } : {}),
-          includeDeleted,
-        });
-        shown.push(...visible(req, rows));
-        const tail = rows[rows.length - 1];
-        if (shown.length > limit || rows.length < batch || tail === undefined) break;
-        scanFrom = { name: tail.name, version: tail.version };
-        batch = Math.min(batch * 2, 1000);
-      }
-      const page = shown.slice(0, limit);
-      const last = page[page.length - 1];
-      const items = page.map(itemOf);
-      const metadata: Record<string, unknown> = { count: items.length };
-      if (shown.length > limit && last !== undefined) metadata.nextCursor = encodeCursor(last);
-      const body = Buffer.from(JSON.stringify({ servers: items, metadata }));
-      const etag = etagOf(body);
-      views.put(key, gen, { body, etag, status: 200 });
-      return sendCached(req, reply, body, etag, scope);
-    },
-  );
-
-  app.get<{ Params: { name: string }; Querystring: { include_deleted?: string } }>(
-    "/servers/:name/versions",
-    {
-      schema: {
-        hide,
-        tags,
-        summary: "List the versions of a server",
-        params: {
-          type: "object",
-          properties: {
-            ...registryParams,
-            name: { type: "string", description: "Server name, URL-encoded (io.github.x%2Fy)." },
-          },
-        },
-        querystring: { type: "object", properties: { include_deleted: INCLUDE_DELETED } },
-        response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS },
+    response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS },
+  };
+  const versions = {
+    ...common,
+    summary: "List the versions of a server",
+    params: {
+      type: "object",
+      properties: {
+        ...registryParams,
+        name: { type: "string", description: "Server name, URL-encoded (io.github.x%2Fy)." },
       },
     },
-    async (req, reply) => {
-      const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
-      const scope = authorizer.cacheScope(req.principal);
-      const includeDeleted = parseFlag("include_deleted", req.query.include_deleted);
-      const key = `V\0${scope}\0${reg.name}\0${req.params.name}\0${includeDeleted}`;
-      const hit = views.get(key);
-      if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
-      const gen = store.generation;
-      const list = visible(
-        req,
-        await store.listVersions(reg.sources, req.params.name, { includeDeleted }),
-      ).sort(newestFirst);
-      if (list.length === 0) {
-        fail("ERR_SERVER_NOT_FOUND", `registry "${reg.name}" has no server "${req.params.name}"`);
-      }
-      const body = Buffer.from(
-        JSON.stringify({ servers: list.map(itemOf), metadata: { count: list.length } }),
-      );
-      const etag = etagOf(body);
-      views.put(key, gen, { body, etag, status: 200 });
-      return sendCached(req, reply, body, etag, scope);
+    querystring: { type: "object", properties: { include_deleted: INCLUDE_DELETED } },
+    response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS },
+  };
+  const version = {
+    ...common,
+    summary: "Get one version of a server",
+    params: {
+      type: "object",
+      properties: {
+        ...registryParams,
+        name: { type: "string", description: "Server name, URL-encoded." },
+        version: { type: "string", description: "A version, or `latest`." },
+      },
     },
-  );
+    response: { 200: ITEM, 304: NOT_MODIFIED, ...ERRORS },
+  };
+  return { list, versions, version };
+}
 
-  app.get<{ Params: { name: string; version: string } }>(
+export const consumerRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, opts, done) => {
+  const schema = schemas(opts);
+  app.get<ListRoute>("/servers", { schema: schema.list }, (req, reply) =>
+    listServers(opts, req, reply),
+  );
+  app.get<VersionsRoute>("/servers/:name/versions", { schema: schema.versions }, (req, reply) =>
+    listVersions(opts, req, reply),
+  );
+  app.get<VersionRoute>(
     "/servers/:name/versions/:version",
-    {
-      schema: {
-        hide,
-        tags,
-        summary: "Get one version of a server",
-        params: {
-          type: "object",
-          properties: {
-            ...registryParams,
-            name: { type: "string", description: "Server name, URL-encoded." },
-            version: { type: "string", description: "A version, or `latest`." },
-          },
-        },
-        response: { 200: ITEM, 304: NOT_MODIFIED, ...ERRORS },
-      },
-    },
-    async (req, reply) => {
-      const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
-      const { name, version } = req.params;
-      const scope = authorizer.cacheScope(req.principal);
-      const key = `G\0${scope}\0${reg.name}\0${name}\0${version}`;
-      const hit = views.get(key);
-      if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
-      const gen = store.generation;
-      // A pinned client reads its exact version whatever its status (it learns it is deleted);
-      // `latest` is never a deleted version.
-      const list = visible(
-        req,
-        await store.listVersions(reg.sources, name, { includeDeleted: version !== "latest" }),
-      );
-      if (list.length === 0) {
-        fail("ERR_SERVER_NOT_FOUND", `registry "${reg.name}" has no server "${name}"`);
-      }
-      const e =
-        version === "latest"
-          ? (list.find((x) => x.isLatest) ?? list[0])
-          : list.find((x) => x.version === version);
-      if (e === undefined) {
-        fail("ERR_VERSION_NOT_FOUND", `server "${name}" has no version "${version}"`);
-      }
-      const body = Buffer.from(JSON.stringify(itemOf(e)));
-      const etag = etagOf(body);
-      views.put(key, gen, { body, etag, status: 200 });
-      return sendCached(req, reply, body, etag, scope);
-    },
+    { schema: schema.version },
+    (req, reply) => getVersion(opts, req, reply),
   );
   done();
 };
