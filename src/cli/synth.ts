@@ -15,6 +15,7 @@ import {
   type RegistryServerKind,
   type SynthOptions,
 } from "../synth/options.js";
+import { hasErrors, locateIssues, synthIssueLine } from "../synth/issues.js";
 import { renderFiles } from "../synth/output.js";
 import { checkOutputDir, writeOutputDir } from "../synth/output-dir.js";
 import { computeStatuses } from "../synth/status.js";
@@ -35,6 +36,10 @@ with no path, standard input when it is not a terminal, else .) with every level
 DIR/<namespace>.yaml per namespace (with --install also the install bundle in DIR/install/).
 Documents that are not resources (registry-server configs, registry data) are skipped. When
 anything is invalid, the errors are printed as validate prints them and nothing is written.
+What rendering itself finds is printed to standard error in the same shape, one line each: a
+warning (something asked for is rendered without, e.g. a backend reached without credentials)
+does not stop the run; an error (a resource that renders nothing) fails it, and nothing is
+written.
 
 synth writes into DIR and removes only files an earlier synth wrote there (listed in
 DIR/.mcpfleet-output.json). It refuses a DIR that is a file or a device, the current directory,
@@ -65,8 +70,8 @@ Options:
 
 -o DIR (a directory rather than a format) still works for one release and warns: use -d DIR.
 
-Exit status: 0 written, 1 invalid input or no resource found (nothing written), 2 usage error
-or unreadable path.
+Exit status: 0 written, 1 invalid input, a resource that renders nothing or no resource found
+(nothing written), 2 usage error or unreadable path.
 See mcpfleet docs synth (docs/synth.md of the installation).`;
 
 /** Formats `-o` prints to standard output. */
@@ -228,12 +233,26 @@ export async function main(argv: string[]): Promise<number> {
     namespaces: values.namespaces,
   });
   progress.done();
+  const issues = locateIssues(rendered.issues, loaded.report);
+  if (issues.length > 0) {
+    await writeText(process.stderr, issues.map((i) => `${synthIssueLine(i)}\n`).join(""));
+  }
+  if (hasErrors(issues)) {
+    const failed = issues.filter((i) => i.severity === "error").length;
+    await writeText(
+      process.stderr,
+      `synth: ${failed} resource(s) render nothing; nothing written to ${where}\n`,
+    );
+    return 1;
+  }
   if ("print" in to) {
     await writeText(process.stdout, printable(rendered.files, to.print));
   } else {
     const outcome = writeOutputDir(to.dir, rendered.files, guard);
     if (values.status) {
-      const statuses = computeStatuses(new ResourceSet(loaded.resources));
+      const statuses = computeStatuses(new ResourceSet(loaded.resources), {
+        resolved: rendered.resolved,
+      });
       await writeText(
         process.stdout,
         statuses.map((s) => stringify(s, { lineWidth: 0 })).join("---\n"),

@@ -5,6 +5,7 @@
 // root, and no plan at all.
 import { relative, sep } from "node:path";
 import { type LoadResult, loadPaths, loadTexts } from "../synth/load.js";
+import { locateIssues, synthIssueLine } from "../synth/issues.js";
 import { synthesize } from "../synth/render.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "../synth/options.js";
 import { issueLine } from "../validate/format.js";
@@ -85,5 +86,7 @@ function renderLoaded(
     return { ok: false, errors, warnings };
   }
   const result = synthesize(loaded.resources, options.synth ?? DEFAULT_SYNTH_OPTIONS);
+  // What rendering reports (a resource that renders nothing included) is shown, not refused.
+  warnings.push(...locateIssues(result.issues, loaded.report).map(synthIssueLine));
   return { ok: true, plan: planRevision(loaded.resources, result), warnings };
 }

@@ -111,7 +111,7 @@ export function locateIssues(issues: readonly SynthIssue[], report: Report): Syn
  * `FILE:LINE:1: KIND/NAMESPACE/NAME: PATH: MESSAGE (CODE)`, with `, warning` after the code of a
  * warning: the shape of validate's lines, with the issue's code where validate names its level.
  */
-export function issueLine(issue: SynthIssue): string {
+export function synthIssueLine(issue: SynthIssue): string {
   const r = issue.resource;
   const where = r.file !== undefined ? `${r.file}:${r.line ?? 1}:1: ` : "";
   const tail = issue.severity === "warning" ? `(${issue.code}, warning)` : `(${issue.code})`;

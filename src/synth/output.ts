@@ -1,7 +1,9 @@
 // The files a synthesis run writes: `<namespace>.yaml` per namespace and the install bundle
 // under `install/` (output-dir.ts writes them into a directory).
 import { McpfleetError } from "../errors.js";
+import type { Resolution } from "./context.js";
 import { installFiles } from "./install.js";
+import type { SynthIssue } from "./issues.js";
 import type { KubeObject, Resource } from "./model.js";
 import { DEFAULT_SYNTH_OPTIONS, type SynthOptions } from "./options.js";
 import { synthesize } from "./render.js";
@@ -13,6 +15,10 @@ export interface RenderedFiles {
   /** Number of objects rendered for the resources (install bundle not counted). */
   objects: number;
   namespaces: number;
+  /** What the renderers reported (synthesize's issues). */
+  issues: SynthIssue[];
+  /** What the renderers resolved, for status (synthesize's resolved). */
+  resolved: Resolution;
 }
 
 /** Namespaces every cluster has: no Namespace object is rendered for them. */
@@ -72,5 +78,11 @@ export function renderFiles(
     for (const [name, objects] of installFiles()) files.set(`install/${name}`, toYaml(objects));
   }
   const sorted = new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { files: sorted, objects: result.objects.length, namespaces };
+  return {
+    files: sorted,
+    objects: result.objects.length,
+    namespaces,
+    issues: result.issues,
+    resolved: result.resolved,
+  };
 }

@@ -16,6 +16,7 @@ import { main as validateMain } from "../../src/cli/validate.js";
 import { isMcpfleetError } from "../../src/errors.js";
 import { loadPaths } from "../../src/synth/load.js";
 import { projectRoot } from "../../src/project.js";
+import { FIXTURE } from "./vmcp-fixture.js";
 
 const root = projectRoot();
 const examples = join(root, "examples");
@@ -221,6 +222,38 @@ describe("mcpfleet synth", () => {
       );
       expect(out).toMatch(/\/spec\/obo: obo is not rendered/);
     }
+  });
+
+  it("prints what rendering reports, one line per issue, as validate prints its findings", async () => {
+    const input = join(work, "vmcp-warned.yaml");
+    writeFileSync(input, FIXTURE);
+    const r = await mcpfleet("synth", input, "-n", "team", "-d", join(work, "vmcp-warned-out"));
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(
+      /^.*vmcp-warned\.yaml:\d+:1: VirtualMCPServer\/team\/gateway: -: MCPExternalAuthConfig aws: type awsSts cannot authenticate a virtual server's backend; requests to it are sent without credentials \(SYNTH_AUTH_NOT_APPLIED, warning\)$/m,
+    );
+    expect(existsSync(join(work, "vmcp-warned-out", "team.yaml"))).toBe(true);
+  });
+
+  it("fails, writing nothing, when a resource renders nothing, and says which and why", async () => {
+    const input = join(work, "vmcp-unrendered.yaml");
+    const text = FIXTURE.replace(
+      "    authzConfig:\n      type: inline\n      inline:\n        policies: ['permit(principal, action, resource);']",
+      "    authzConfig:\n      type: configMap\n      configMap: {name: policies}",
+    );
+    expect(text).not.toBe(FIXTURE);
+    writeFileSync(input, text);
+    const out = join(work, "vmcp-unrendered-out");
+    const r = await mcpfleet("synth", input, "-n", "team", "-d", out);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      /vmcp-unrendered\.yaml:\d+:1: VirtualMCPServer\/team\/gateway: \/spec\/incomingAuth: renders nothing: authzConfig type configMap .* \(SYNTH_NOT_RENDERED\)$/m,
+    );
+    expect(r.stderr).toContain("synth: 1 resource(s) render nothing; nothing written to");
+    expect(existsSync(out)).toBe(false);
+    const printed = await mcpfleet("synth", input, "-n", "team", "-o", "yaml");
+    expect(printed.status).toBe(1);
+    expect(printed.stdout).toBe("");
   });
 
   it("exits 2 for usage errors and unreadable paths", async () => {
