@@ -135,6 +135,18 @@ describe("sync limits", () => {
     expect(outcome).toMatchObject({ outcome: "failed" });
     expect((await store.getStatus("slow"))?.phase).toBe("Failed");
   });
+
+  it("ends an api sync whose upstream accepts and never answers at the sync's deadline", async () => {
+    const { url, server } = await listen(() => undefined);
+    servers.push(server);
+    const cfg = await source("silent-api", { api: { endpoint: url } });
+    const started = Date.now();
+    const outcome = await runSync(store, cfg, { ...ctx, limits: { timeoutMs: 300 } });
+    expect(outcome).toMatchObject({ outcome: "failed" });
+    expect((outcome as { message: string }).message).toMatch(/longer than 300 ms/);
+    // Well before the 60 s time limit of one page.
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
 });
 
 describe("fetches of sources created through the admin API", () => {
