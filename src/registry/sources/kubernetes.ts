@@ -151,22 +151,35 @@ export function watchKube(
       changed();
     }, debounceMs);
   };
-  const again = (namespace: string, plural: string): void => {
-    if (!stop.signal.aborted) setTimeout(() => start(namespace, plural), 1000).unref();
-  };
-  const start = (namespace: string, plural: string): void => {
+  // Each watch starts again from the last version it saw, so that a watch cut or timed out in
+  // a quiet namespace replays only what it missed rather than every object (and a sync).
+  const start = (namespace: string, plural: string, version?: string): void => {
     if (stop.signal.aborted) return;
+    let seen = version;
+    const again = (): void => {
+      if (!stop.signal.aborted) setTimeout(() => start(namespace, plural, seen), 1000).unref();
+    };
     kube
       .watch(
         collectionPath(namespace, plural),
-        { query: { allowWatchBookmarks: "false" }, signal: stop.signal },
-        // Also the initial ADDED burst: that sync finds the hash unchanged and writes nothing.
-        poke,
+        {
+          query: { allowWatchBookmarks: "true", resourceVersion: version },
+          signal: stop.signal,
+        },
+        (event) => {
+          seen = event.object.metadata.resourceVersion ?? seen;
+          // Also the first ADDED burst: that sync finds the hash unchanged and writes nothing.
+          if (event.type !== "BOOKMARK") poke();
+        },
       )
-      .then(
-        () => again(namespace, plural),
-        () => again(namespace, plural),
-      );
+      .then(again, (err: unknown) => {
+        if (err instanceof KubeApiError && err.status === 410) {
+          // Too old to resume: watch afresh, and sync in case something was missed.
+          seen = undefined;
+          poke();
+        }
+        again();
+      });
   };
   for (const ns of namespaces) for (const { plural } of EXPORTED_KINDS) start(ns, plural);
   return () => {
