@@ -3,7 +3,9 @@
 // repositories.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -66,11 +68,16 @@ export function pushRepo(server: GitServer, work: string, name: string): void {
 }
 
 export async function startGitServer(
-  opts: { username?: string; password?: string } = {},
+  opts: {
+    username?: string;
+    password?: string;
+    /** Serve HTTPS with this key and certificate (PEM files). */
+    tls?: { key: string; cert: string };
+  } = {},
 ): Promise<GitServer> {
   const root = mkdtempSync(join(tmpdir(), "mcpfleet-git-"));
   const state = { requests: 0 };
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     state.requests++;
     if (opts.username !== undefined) {
       const want = `Basic ${Buffer.from(`${opts.username}:${opts.password ?? ""}`).toString("base64")}`;
@@ -100,7 +107,11 @@ export async function startGitServer(
     let headersDone = false;
     cgi.stdout.on("data", (chunk: Buffer) => {
       if (headersDone) {
-        res.write(chunk);
+        // Backpressure: a slow client must not make this process hold the pack in memory.
+        if (!res.write(chunk)) {
+          cgi.stdout.pause();
+          res.once("drain", () => cgi.stdout.resume());
+        }
         return;
       }
       head = Buffer.concat([head, chunk]);
@@ -125,11 +136,16 @@ export async function startGitServer(
     cgi.on("error", () => {
       res.writeHead(500).end();
     });
-  });
+  };
+  const tls = opts.tls;
+  const server: Server =
+    tls === undefined
+      ? createServer(handler)
+      : createHttpsServer({ key: readFileSync(tls.key), cert: readFileSync(tls.cert) }, handler);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls === undefined ? "http" : "https"}://127.0.0.1:${port}`,
     root,
     get requests() {
       return state.requests;
