@@ -1,5 +1,6 @@
 import { type ASTNode, Environment } from "@marcbachmann/cel-js";
 import { type FastRule, compileFastRule } from "./cel-fast.js";
+import { McpfleetError } from "../errors.js";
 
 /**
  * CEL as the Kubernetes API server evaluates `x-kubernetes-validations`: `self` is the node the
@@ -56,8 +57,12 @@ function longestCollection(value: unknown): number {
 }
 const compiled = new Map<string, CompiledRule>();
 
-export class CelCompileError extends Error {
-  readonly code = "ERR_CEL_COMPILE";
+/** A rule the CEL engine cannot parse: a mistake in a schema, or in a CRD given with --crd. */
+export class CelCompileError extends McpfleetError {
+  constructor(message: string) {
+    super("ERR_CEL_COMPILE", message);
+    this.name = "CelCompileError";
+  }
 }
 
 function compile(rule: string): CompiledRule {

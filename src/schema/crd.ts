@@ -10,6 +10,8 @@ import type { SchemaNode } from "./load.js";
 import { SchemaIndex } from "./resolve.js";
 import { readsProperty } from "./server-unchecked.js";
 import { v1beta1SchemaId, withVersionForms } from "./versions.js";
+import { isObject } from "../json.js";
+import { McpfleetError } from "../errors.js";
 
 /** CRD facts a kind file carries under `x-mcpfleet-crd`. */
 export interface CrdFacts {
@@ -67,10 +69,6 @@ const CEL_TYPE: Record<string, string> = {
   object: "map",
 };
 
-function isNode(value: unknown): value is SchemaNode {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 /**
  * A value union (`anyOf` of types) is not structural. The API server gets an untyped node that
  * keeps its value. It cannot declare a CEL type for such a node, so no rule can be attached to
@@ -79,7 +77,10 @@ function isNode(value: unknown): value is SchemaNode {
 function unionToStructural(node: SchemaNode, branches: SchemaNode[]): SchemaNode {
   const types = branches.map((b) => b.type);
   if (!types.every((t): t is string => typeof t === "string" && t in CEL_TYPE)) {
-    throw new Error(`anyOf branches must each declare one type: ${JSON.stringify(branches)}`);
+    throw new McpfleetError(
+      "ERR_SCHEMA_LOAD",
+      `anyOf branches must each declare one type: ${JSON.stringify(branches)}`,
+    );
   }
   const out: SchemaNode = { "x-kubernetes-preserve-unknown-fields": true };
   if (typeof node.description === "string") out.description = node.description;
@@ -89,7 +90,9 @@ function unionToStructural(node: SchemaNode, branches: SchemaNode[]): SchemaNode
 /** True for a node the API server keeps untyped (a value union). */
 function untyped(node: unknown): boolean {
   return (
-    isNode(node) && node.type === undefined && node["x-kubernetes-preserve-unknown-fields"] === true
+    isObject(node) &&
+    node.type === undefined &&
+    node["x-kubernetes-preserve-unknown-fields"] === true
   );
 }
 
@@ -100,12 +103,12 @@ function untyped(node: unknown): boolean {
  */
 function serverRules(out: SchemaNode): void {
   const rules = out["x-kubernetes-validations"];
-  if (!Array.isArray(rules) || !isNode(out.properties)) return;
+  if (!Array.isArray(rules) || !isObject(out.properties)) return;
   const props = out.properties;
   const hidden = Object.keys(props).filter((k) => untyped(props[k]));
   if (hidden.length === 0) return;
   const kept = rules.filter(
-    (r) => !(isNode(r) && typeof r.rule === "string" && readsProperty(r.rule, hidden)),
+    (r) => !(isObject(r) && typeof r.rule === "string" && readsProperty(r.rule, hidden)),
   );
   if (kept.length > 0) out["x-kubernetes-validations"] = kept;
   else delete out["x-kubernetes-validations"];
@@ -125,7 +128,10 @@ export function toStructural(
     const target = index.resolve(fileId, node.$ref);
     const key = `${target.fileId}#${target.pointer}`;
     if (trail.includes(key))
-      throw new Error(`recursive schema reference ${[...trail, key].join(" -> ")}`);
+      throw new McpfleetError(
+        "ERR_SCHEMA_LOAD",
+        `recursive schema reference ${[...trail, key].join(" -> ")}`,
+      );
     const inlined = toStructural(index, target.fileId, target.node, [...trail, key]);
     // Keywords next to a $ref (description, default, rules) refine the referenced schema.
     const { $ref: _ref, ...siblings } = node;
@@ -147,14 +153,14 @@ export function toStructural(
     // A structural schema may not pair `additionalProperties` with `properties`; the API server
     // prunes fields its schema does not name, which is what `false` asks of a validator.
     if (key === "additionalProperties" && value === false) continue;
-    if (key === "properties" && isNode(value)) {
+    if (key === "properties" && isObject(value)) {
       const props: SchemaNode = {};
       for (const [name, sub] of Object.entries(value)) {
         props[name] = toStructural(index, fileId, sub as SchemaNode, trail);
       }
       // An empty map is dropped by the API server, like an empty required list below.
       if (Object.keys(props).length > 0) out.properties = props;
-    } else if ((key === "items" || key === "additionalProperties") && isNode(value)) {
+    } else if ((key === "items" || key === "additionalProperties") && isObject(value)) {
       out[key] = toStructural(index, fileId, value, trail);
     } else {
       out[key] = value;
@@ -170,8 +176,11 @@ export function toStructural(
 
 function crdFacts(kind: Kind, root: SchemaNode): CrdFacts {
   const facts = root["x-mcpfleet-crd"];
-  if (!isNode(facts) || typeof facts.plural !== "string" || typeof facts.singular !== "string") {
-    throw new Error(`schema of ${kind} lacks x-mcpfleet-crd.plural/singular`);
+  if (!isObject(facts) || typeof facts.plural !== "string" || typeof facts.singular !== "string") {
+    throw new McpfleetError(
+      "ERR_SCHEMA_LOAD",
+      `schema of ${kind} lacks x-mcpfleet-crd.plural/singular`,
+    );
   }
   return facts as unknown as CrdFacts;
 }

@@ -2,16 +2,13 @@ import { type Kind, KINDS, kindSchemaId, API_GROUP, SERVED_VERSIONS } from "./ki
 import type { SchemaNode } from "./load.js";
 import type { SchemaIndex } from "./resolve.js";
 import { typeNames } from "./typegen.js";
+import { isObject } from "../json.js";
 
 interface NamedType {
   key: string;
   name: string;
   fileId: string;
   node: SchemaNode;
-}
-
-function isNode(value: unknown): value is SchemaNode {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function escapeCell(text: string): string {
@@ -51,19 +48,19 @@ class KindPage {
     if (typeof node.$ref === "string") {
       const named = this.named(fileId, node.$ref);
       const inner = named.node;
-      if (inner.type === "object" && isNode(inner.properties))
+      if (inner.type === "object" && isObject(inner.properties))
         return `[${named.name}](#${anchor(named.name)})`;
       return `${this.typeLabel(named.fileId, inner)}`;
     }
     if (Array.isArray(node.anyOf)) {
       return (node.anyOf as SchemaNode[]).map((b) => this.typeLabel(fileId, b)).join(" or ");
     }
-    if (node.type === "array" && isNode(node.items))
+    if (node.type === "array" && isObject(node.items))
       return `[]${this.typeLabel(fileId, node.items)}`;
-    if (node.type === "object" && isNode(node.additionalProperties)) {
+    if (node.type === "object" && isObject(node.additionalProperties)) {
       return `map[string]${this.typeLabel(fileId, node.additionalProperties)}`;
     }
-    if (node.type === "object" && isNode(node.properties)) return "object";
+    if (node.type === "object" && isObject(node.properties)) return "object";
     if (node["x-kubernetes-preserve-unknown-fields"] === true) return "object (free form)";
     return typeof node.type === "string" ? node.type : "any";
   }
@@ -99,7 +96,7 @@ class KindPage {
     const node = named.node;
     const lines = [`## ${named.name}`, ""];
     if (typeof node.description === "string") lines.push(escapeCell(node.description), "");
-    const props = isNode(node.properties) ? node.properties : {};
+    const props = isObject(node.properties) ? node.properties : {};
     const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : []);
     if (Object.keys(props).length > 0) {
       lines.push("| Field | Type | Default | Description |", "|---|---|---|---|");

@@ -3,12 +3,9 @@
 // with apiVersion and kind pinned so that an editor can also pick the schema by content.
 import { API_GROUP, type Kind } from "./kinds.js";
 import type { SchemaNode } from "./load.js";
+import { isObject } from "../json.js";
 
 const VERSIONS = ["v1alpha1", "v1beta1"];
-
-function isNode(value: unknown): value is SchemaNode {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** One structural node as JSON Schema: OpenAPI's nullable and int-or-string spelled out. */
 function toJsonSchema(node: SchemaNode): SchemaNode {
@@ -16,14 +13,14 @@ function toJsonSchema(node: SchemaNode): SchemaNode {
   for (const [key, value] of Object.entries(node)) {
     // The API server's own keywords (CEL rules, list types) mean nothing to an editor.
     if (key.startsWith("x-kubernetes-") || key === "nullable") continue;
-    if (key === "properties" && isNode(value)) {
+    if (key === "properties" && isObject(value)) {
       out.properties = Object.fromEntries(
         Object.entries(value).map(([k, v]) => [k, toJsonSchema(v as SchemaNode)]),
       );
-    } else if ((key === "items" || key === "additionalProperties") && isNode(value)) {
+    } else if ((key === "items" || key === "additionalProperties") && isObject(value)) {
       out[key] = toJsonSchema(value);
     } else if ((key === "anyOf" || key === "oneOf" || key === "allOf") && Array.isArray(value)) {
-      out[key] = (value as unknown[]).map((v) => (isNode(v) ? toJsonSchema(v) : v));
+      out[key] = (value as unknown[]).map((v) => (isObject(v) ? toJsonSchema(v) : v));
     } else {
       out[key] = value;
     }
@@ -35,7 +32,7 @@ function toJsonSchema(node: SchemaNode): SchemaNode {
   if (node.nullable === true && typeof out.type === "string") out.type = [out.type, "null"];
   // A field the API server would drop or refuse: flag it in the editor as `validate` does.
   if (
-    isNode(out.properties) &&
+    isObject(out.properties) &&
     out.additionalProperties === undefined &&
     node["x-kubernetes-preserve-unknown-fields"] !== true
   ) {

@@ -5,6 +5,7 @@ import { installedFiles, installedText } from "../assets.js";
 import { yamlPackage } from "../yaml-package.js";
 import { projectRoot } from "../project.js";
 import { SCHEMA_BASE } from "./kinds.js";
+import { McpfleetError } from "../errors.js";
 
 /** A JSON Schema node as written in schemas/ (YAML). */
 export type SchemaNode = { [key: string]: unknown };
@@ -48,7 +49,10 @@ function parseSources(sources: readonly SourceText[]): SchemaFile[] {
     const schema = yamlPackage().parse(text) as SchemaNode;
     const expected = SCHEMA_BASE + path;
     if (schema.$id !== expected) {
-      throw new Error(`schemas/${path}: $id must be ${expected}, found ${String(schema.$id)}`);
+      throw new McpfleetError(
+        "ERR_SCHEMA_LOAD",
+        `schemas/${path}: $id must be ${expected}, found ${String(schema.$id)}`,
+      );
     }
     return { id: expected, path, schema };
   });

@@ -1,5 +1,6 @@
 import { unescapeSegment } from "../json-pointer.js";
 import type { SchemaFile, SchemaNode } from "./load.js";
+import { McpfleetError } from "../errors.js";
 
 export interface ResolvedNode {
   /** `$id` of the file the node lives in (the base for its own relative references). */
@@ -19,7 +20,7 @@ export class SchemaIndex {
 
   file(id: string): SchemaFile {
     const file = this.byId.get(id);
-    if (file === undefined) throw new Error(`unknown schema file ${id}`);
+    if (file === undefined) throw new McpfleetError("ERR_SCHEMA_LOAD", `unknown schema file ${id}`);
     return file;
   }
 
@@ -33,7 +34,10 @@ export class SchemaIndex {
       node = (node as SchemaNode | undefined)?.[unescapeSegment(raw)];
     }
     if (node === null || typeof node !== "object") {
-      throw new Error(`${ref} (from ${baseId}) does not resolve to a schema`);
+      throw new McpfleetError(
+        "ERR_SCHEMA_LOAD",
+        `${ref} (from ${baseId}) does not resolve to a schema`,
+      );
     }
     return { fileId, pointer: fragment, node: node as SchemaNode };
   }

@@ -5,13 +5,10 @@
 // validate` reports it apart from the schema and CEL levels, whose verdict is the API server's.
 import type { SchemaFile, SchemaNode } from "./load.js";
 import { SchemaIndex } from "./resolve.js";
+import { isObject } from "../json.js";
 
 /** Set on a CEL rule (in the validator's copy of the schemas) that reads a value union. */
 export const SERVER_UNCHECKED = "x-mcpfleet-server-unchecked";
-
-function isNode(value: unknown): value is SchemaNode {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** True when `rule` reads `self.<name>` for one of `names`. */
 export function readsProperty(rule: string, names: readonly string[]): boolean {
@@ -31,14 +28,14 @@ function target(index: SchemaIndex, fileId: string, node: SchemaNode): [string, 
 
 /** The names of the properties of `node` that are value unions. */
 function unionProperties(index: SchemaIndex, fileId: string, node: SchemaNode): string[] {
-  const [propsFile, holder] = isNode(node.properties)
+  const [propsFile, holder] = isObject(node.properties)
     ? [fileId, node]
     : target(index, fileId, node);
   const props = holder.properties;
-  if (!isNode(props)) return [];
+  if (!isObject(props)) return [];
   return Object.keys(props).filter((name) => {
     const prop = props[name];
-    return isNode(prop) && Array.isArray(target(index, propsFile, prop)[1].anyOf);
+    return isObject(prop) && Array.isArray(target(index, propsFile, prop)[1].anyOf);
   });
 }
 
@@ -47,14 +44,14 @@ export function markServerUncheckedRules(files: readonly SchemaFile[]): SchemaFi
   const index = new SchemaIndex(files);
   const visit = (fileId: string, node: unknown): unknown => {
     if (Array.isArray(node)) return node.map((n) => visit(fileId, n));
-    if (!isNode(node)) return node;
+    if (!isObject(node)) return node;
     const out: SchemaNode = {};
     for (const [key, value] of Object.entries(node)) out[key] = visit(fileId, value);
     const rules = node["x-kubernetes-validations"];
     if (Array.isArray(rules)) {
       const unions = unionProperties(index, fileId, node);
       out["x-kubernetes-validations"] = rules.map((r: unknown) =>
-        isNode(r) && typeof r.rule === "string" && readsProperty(r.rule, unions)
+        isObject(r) && typeof r.rule === "string" && readsProperty(r.rule, unions)
           ? { ...r, [SERVER_UNCHECKED]: true }
           : r,
       );

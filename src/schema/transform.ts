@@ -1,11 +1,8 @@
 import type { SchemaNode } from "./load.js";
+import { isObject } from "../json.js";
 
 /** The Duration pattern of schemas/common/types.yaml; errors against it get a friendlier message. */
 export const DURATION_PATTERN = "^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$";
-
-function isNode(value: unknown): value is SchemaNode {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /**
  * A copy of a schema in which every object that declares `properties` (and neither
@@ -17,16 +14,16 @@ function isNode(value: unknown): value is SchemaNode {
 export function markUnknownFields(schema: SchemaNode): SchemaNode {
   const visit = (node: unknown, inUnion: boolean): unknown => {
     if (Array.isArray(node)) return node.map((n) => visit(n, inUnion));
-    if (!isNode(node)) return node;
+    if (!isObject(node)) return node;
     const out: SchemaNode = {};
     for (const [key, value] of Object.entries(node)) {
       if (key === "x-kubernetes-validations" || key === "x-mcpfleet-crd" || key === "default") {
         out[key] = value;
-      } else if (key === "properties" && isNode(value)) {
+      } else if (key === "properties" && isObject(value)) {
         const props: SchemaNode = {};
         for (const [name, sub] of Object.entries(value)) props[name] = visit(sub, inUnion);
         out[key] = props;
-      } else if (key === "$defs" && isNode(value)) {
+      } else if (key === "$defs" && isObject(value)) {
         const defs: SchemaNode = {};
         for (const [name, sub] of Object.entries(value)) defs[name] = visit(sub, false);
         out[key] = defs;
@@ -38,7 +35,7 @@ export function markUnknownFields(schema: SchemaNode): SchemaNode {
       "additionalProperties" in node ||
       node["x-kubernetes-preserve-unknown-fields"] === true ||
       "unevaluatedProperties" in node;
-    if (!inUnion && !open && isNode(node.properties)) out.unevaluatedProperties = false;
+    if (!inUnion && !open && isObject(node.properties)) out.unevaluatedProperties = false;
     return out;
   };
   return visit(schema, false) as SchemaNode;

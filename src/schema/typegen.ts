@@ -3,6 +3,7 @@ import { type Kind, KINDS } from "./kinds.js";
 import type { SchemaFile, SchemaNode } from "./load.js";
 import { SchemaIndex } from "./resolve.js";
 import { typeForms } from "./versions.js";
+import { McpfleetError } from "../errors.js";
 
 /** Root schemas of configuration files get these names; kind files are named after the kind. */
 const ROOT_NAMES: Record<string, string> = {
@@ -74,7 +75,11 @@ function bundle(index: SchemaIndex, names: Map<string, string>): SchemaNode {
     if (typeof src.$ref === "string") {
       const target = index.resolve(fileId, src.$ref);
       const name = names.get(`${target.fileId}#${target.pointer}`);
-      if (name === undefined) throw new Error(`reference ${src.$ref} from ${fileId} names no type`);
+      if (name === undefined)
+        throw new McpfleetError(
+          "ERR_SCHEMA_LOAD",
+          `reference ${src.$ref} from ${fileId} names no type`,
+        );
       // A description beside the $ref would make the generator declare a new alias type.
       return { $ref: `#/$defs/${name}` };
     }

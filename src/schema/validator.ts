@@ -33,6 +33,7 @@ import {
   v1beta1SchemaId,
   withVersionForms,
 } from "./versions.js";
+import { McpfleetError } from "../errors.js";
 
 // ajv and its formats are loaded only when a validator must be compiled: a run on this
 // installation's schemas uses the validators `make generate` compiled (see precompiled.ts),
@@ -198,10 +199,10 @@ const ROOT_DEFAULT = "strict mode: default is ignored in the schema root";
 const STRICT_LOGGER = {
   log: () => undefined,
   warn: (message: unknown) => {
-    if (message !== ROOT_DEFAULT) throw new Error(String(message));
+    if (message !== ROOT_DEFAULT) throw new McpfleetError("ERR_SCHEMA_LOAD", String(message));
   },
   error: (message: unknown) => {
-    throw new Error(String(message));
+    throw new McpfleetError("ERR_SCHEMA_LOAD", String(message));
   },
 };
 
@@ -540,7 +541,7 @@ export class SchemaSet {
     let fn = this.compiled.get(ref);
     if (fn === undefined) {
       fn = this.precompiled?.[ref] ?? this.ajv.getSchema(ref);
-      if (fn === undefined) throw new Error(`no schema ${ref}`);
+      if (fn === undefined) throw new McpfleetError("ERR_SCHEMA_LOAD", `no schema ${ref}`);
       this.compiled.set(ref, fn);
     }
     return fn;
@@ -624,7 +625,10 @@ export function precompiledModule(files: readonly SchemaFile[], digest: string):
     default: (ajv: Ajv2020, refs: Record<string, string>) => string;
   };
   const unused = () => {
-    throw new Error("the keyword runtime is given when the module is loaded");
+    throw new McpfleetError(
+      "ERR_INTERNAL",
+      "the keyword runtime is given when the module is loaded",
+    );
   };
   const ajv = newAjv(keywordRuntime(unused), files, true, true);
   const forms = withVersionForms(files).map((f) => f.id);

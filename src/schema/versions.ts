@@ -9,6 +9,7 @@
 // exactly when its file has such a copy.
 import { type Kind, SCHEMA_BASE, kindSchemaId } from "./kinds.js";
 import type { SchemaFile, SchemaNode } from "./load.js";
+import { isObject } from "../json.js";
 
 /** The keyword of a node's v1beta1 replacement keywords. */
 export const V1BETA1_KEYWORD = "x-mcpfleet-v1beta1";
@@ -20,20 +21,16 @@ export function v1beta1SchemaId(kind: Kind): string {
   return `${SCHEMA_BASE}crd/${kind.toLowerCase()}.v1beta1.yaml`;
 }
 
-function isNode(value: unknown): value is SchemaNode {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 function mentionsKeyword(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(mentionsKeyword);
-  if (!isNode(node)) return false;
+  if (!isObject(node)) return false;
   return V1BETA1_KEYWORD in node || Object.values(node).some(mentionsKeyword);
 }
 
 /** The keywords of a node in its v1beta1 form: the mark's replace the node's own. */
 function mergedMark(own: SchemaNode, mark: SchemaNode): SchemaNode {
   const merged = { ...own, ...mark };
-  if (isNode(own.properties) && isNode(mark.properties)) {
+  if (isObject(own.properties) && isObject(mark.properties)) {
     merged.properties = { ...own.properties, ...mark.properties };
   }
   const rules = "x-kubernetes-validations";
@@ -59,7 +56,7 @@ function v1beta1Name(name: string): string {
 /** Every `$ref` (file part) a schema node makes, resolved against `baseId`. */
 function referencedFiles(node: unknown, baseId: string, out = new Set<string>()): Set<string> {
   if (Array.isArray(node)) for (const n of node) referencedFiles(n, baseId, out);
-  else if (isNode(node)) {
+  else if (isObject(node)) {
     for (const [key, value] of Object.entries(node)) {
       if (key === "$ref" && typeof value === "string") {
         const file = refFile(value, baseId);
@@ -91,9 +88,9 @@ function differingFiles(files: readonly SchemaFile[]): Set<string> {
  */
 function v1beta1Form(node: unknown, baseId: string, differ: ReadonlySet<string>): unknown {
   if (Array.isArray(node)) return node.map((n) => v1beta1Form(n, baseId, differ));
-  if (!isNode(node)) return node;
+  if (!isObject(node)) return node;
   const { [V1BETA1_KEYWORD]: mark, ...own } = node;
-  const merged = isNode(mark) ? mergedMark(own, mark) : own;
+  const merged = isObject(mark) ? mergedMark(own, mark) : own;
   const out: SchemaNode = {};
   for (const [key, value] of Object.entries(merged)) {
     if (key === "$ref" && typeof value === "string" && differ.has(refFile(value, baseId))) {
@@ -123,14 +120,14 @@ export function v1beta1Files(files: readonly SchemaFile[]): SchemaFile[] {
 export function typeForms(files: readonly SchemaFile[]): SchemaFile[] {
   const widen = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(widen);
-    if (!isNode(node)) return node;
+    if (!isObject(node)) return node;
     const { [V1BETA1_KEYWORD]: mark, ...own } = node;
     const out: SchemaNode = {};
     for (const [key, value] of Object.entries(own)) out[key] = widen(value);
-    if (!isNode(mark)) return out;
-    if (isNode(mark.properties)) {
+    if (!isObject(mark)) return out;
+    if (isObject(mark.properties)) {
       // v1alpha1's form of a property both versions have (the wider one), then v1beta1's own.
-      const props = isNode(out.properties) ? out.properties : {};
+      const props = isObject(out.properties) ? out.properties : {};
       const extra = Object.entries(mark.properties).filter(([k]) => !(k in props));
       out.properties = { ...props, ...(widen(Object.fromEntries(extra)) as SchemaNode) };
     }
