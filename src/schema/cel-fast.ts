@@ -31,7 +31,11 @@ type Compiled = (scope: Scope) => Value;
 /** Slot of each variable in scope while compiling. */
 type Variables = ReadonlyMap<string, number>;
 
-/** Thrown while compiling: a construct this module does not model (the engine evaluates it). */
+/**
+ * Thrown while compiling: a construct this module does not model (the engine evaluates it).
+ * Never escapes: compileFastRule catches it and leaves the rule to the engine, so it carries no
+ * catalogue code.
+ */
 class Unsupported extends Error {}
 
 type Map_ = Record<string, unknown>;
@@ -335,6 +339,27 @@ function compileUniqueness(n: ASTNode, variables: Variables): Compiled | undefin
 }
 
 function compileNode(n: ASTNode, variables: Variables): Compiled {
+  switch (n.op) {
+    case "value":
+    case "list":
+    case "id":
+    case ".":
+      return compileOperand(n, variables);
+    case "!_":
+    case "&&":
+    case "||":
+    case "?:":
+      return compileLogic(n, variables);
+    case "call":
+    case "rcall":
+      return compileCallNode(n, variables);
+    default:
+      return compileComparison(n, variables);
+  }
+}
+
+/** Literals, variables and field selections. */
+function compileOperand(n: ASTNode, variables: Variables): Compiled {
   const a = args(n);
   const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
   switch (n.op) {
@@ -374,6 +399,16 @@ function compileNode(n: ASTNode, variables: Variables): Compiled {
         return t === UNSURE ? UNSURE : select(t, field);
       };
     }
+    default:
+      throw new Unsupported(`operator ${n.op}`);
+  }
+}
+
+/** Negation, the short-circuit operators and the conditional. */
+function compileLogic(n: ASTNode, variables: Variables): Compiled {
+  const a = args(n);
+  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  switch (n.op) {
     case "!_": {
       const x = sub(0);
       return (s) => {
@@ -401,6 +436,16 @@ function compileNode(n: ASTNode, variables: Variables): Compiled {
         return v ? t(s) : f(s);
       };
     }
+    default:
+      throw new Unsupported(`operator ${n.op}`);
+  }
+}
+
+/** Equality, ordering, integer addition and `in`. */
+function compileComparison(n: ASTNode, variables: Variables): Compiled {
+  const a = args(n);
+  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  switch (n.op) {
     case "==":
     case "!=": {
       const [x, y] = [sub(0), sub(1)];
@@ -448,6 +493,16 @@ function compileNode(n: ASTNode, variables: Variables): Compiled {
         return false;
       };
     }
+    default:
+      throw new Unsupported(`operator ${n.op}`);
+  }
+}
+
+/** Function calls (`has(...)`, `size(x)`) and method calls with their macros. */
+function compileCallNode(n: ASTNode, variables: Variables): Compiled {
+  const a = args(n);
+  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  switch (n.op) {
     case "call": {
       const name = a[0];
       const params = a[1];
