@@ -76,7 +76,6 @@ export const ERROR_CODES = {
   ERR_REFUSED: { status: 403, title: "Object outside what the controller may apply" },
   ERR_ROLLOUT_FAILED: { status: 502, title: "An applied workload failed to roll out" },
   ERR_NOT_READY: { status: 504, title: "Applied workloads not ready in time" },
-  ERR_NOT_IMPLEMENTED: { status: 501, title: "Not available yet" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -25,7 +25,7 @@ function startWorker(): Worker {
 /**
  * Runs the tasks on `threads` workers, each taking the next file when it is done with one;
  * results come back in task order. Rejects when a worker fails (the caller then validates in
- * its own thread).
+ * its own thread): that error never escapes the run, so it carries no catalogue code.
  */
 export async function runPool(tasks: readonly PoolTask[], threads: number): Promise<PooledFile[]> {
   const out = new Array<PooledFile>(tasks.length);
