@@ -13,18 +13,104 @@ import { resourceKey } from "./revision-plan.js";
 import { observeWorkloads, rolloutState, workloadName } from "./health.js";
 import type { InventoryEntry } from "./inventory.js";
 import type { KubeClient, LiveObject } from "../infra/kube/client.js";
+import {
+  type Condition,
+  type ConditionInput,
+  conditionTime,
+  conditionsOf,
+  patchCondition,
+  timed,
+} from "./conditions.js";
 
-interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
+/** Why a resource's workloads are not rolled out (undefined: they all are). */
+interface Rollout {
+  reason: string;
+  message: string;
+  failed: boolean;
 }
 
-function nowTime(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+const SUCCEEDED = "ReconciliationSucceeded";
+
+/** Resource key -> the keys of its Deployments and StatefulSets. */
+function workloadsByOwner(owners: ReadonlyMap<string, string>): Map<string, string[]> {
+  const workloads = new Map<string, string[]>();
+  for (const [obj, owner] of owners) {
+    if (!/^apps\/(Deployment|StatefulSet)\//.test(obj)) continue;
+    workloads.set(owner, [...(workloads.get(owner) ?? []), obj]);
+  }
+  return workloads;
+}
+
+/** Synthesis's view of the cluster: the fewest ready replicas of a resource's workloads. */
+function observer(
+  set: ResourceSet,
+  live: ReadonlyMap<string, LiveObject>,
+  workloads: ReadonlyMap<string, string[]>,
+): (kind: Kind, namespace: string, name: string) => Observation | undefined {
+  const ready = new Map(
+    [...live].map(([k, o]) => [
+      k,
+      (o.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0,
+    ]),
+  );
+  return (kind, namespace, name) => {
+    const r = set.get(kind, namespace, name);
+    if (r === undefined) return undefined;
+    const keys = workloads.get(resourceKey(r)) ?? [];
+    const seen = keys.filter((k) => ready.has(k));
+    if (seen.length === 0) return undefined;
+    return { readyReplicas: Math.min(...seen.map((k) => ready.get(k) ?? 0)) };
+  };
+}
+
+/**
+ * The status written for a resource: the computed one, made Failed or Pending by a rollout that
+ * is not done, with observedGeneration and the Reconciling and Stalled conditions.
+ */
+function fullStatus(
+  status: Status,
+  rollout: Rollout | undefined,
+  generation: number | undefined,
+): Status & { conditions: ConditionInput[] } {
+  let stalled = condition("Stalled", "False", SUCCEEDED, "");
+  if (rollout !== undefined) {
+    const { reason, message, failed } = rollout;
+    stalled = condition("Stalled", "True", reason, message);
+    status = {
+      ...status,
+      phase: failed ? "Failed" : "Pending",
+      message,
+      conditions: patchCondition(conditionsOf(status), "Ready", {
+        status: "False",
+        reason,
+        message,
+      }),
+    };
+  }
+  const observed = generation !== undefined ? { observedGeneration: generation } : {};
+  const conditions = [
+    ...conditionsOf(status),
+    condition("Reconciling", "False", SUCCEEDED, "applied"),
+    stalled,
+  ].map((c) => ({ ...c, ...observed }));
+  return { ...status, ...observed, conditions };
+}
+
+function condition(
+  type: string,
+  status: Condition["status"],
+  reason: string,
+  message: string,
+): ConditionInput {
+  return { type, status, reason, message };
+}
+
+function statusRef(r: Resource) {
+  return {
+    apiVersion: r.apiVersion,
+    kind: r.kind,
+    metadata: { name: r.metadata.name, namespace: r.metadata.namespace },
+  };
 }
 
 export class ResourceStatusWriter {
@@ -53,26 +139,8 @@ export class ResourceStatusWriter {
   ): Promise<number> {
     const set = new ResourceSet(resources);
     const live = await observeWorkloads(this.client, set.namespaces());
-    const ready = new Map(
-      [...live].map(([k, o]) => [
-        k,
-        (o.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0,
-      ]),
-    );
-    // Resource key -> its Deployment/StatefulSet keys.
-    const workloads = new Map<string, string[]>();
-    for (const [obj, owner] of owners) {
-      if (!/^apps\/(Deployment|StatefulSet)\//.test(obj)) continue;
-      workloads.set(owner, [...(workloads.get(owner) ?? []), obj]);
-    }
-    const observe = (kind: Kind, namespace: string, name: string): Observation | undefined => {
-      const r = set.get(kind, namespace, name);
-      if (r === undefined) return undefined;
-      const keys = workloads.get(resourceKey(r)) ?? [];
-      const seen = keys.filter((k) => ready.has(k));
-      if (seen.length === 0) return undefined;
-      return { readyReplicas: Math.min(...seen.map((k) => ready.get(k) ?? 0)) };
-    };
+    const workloads = workloadsByOwner(owners);
+    const observe = observer(set, live, workloads);
     let count = 0;
     for (const kind of KINDS) {
       for (const r of set.list(kind)) {
@@ -81,81 +149,39 @@ export class ResourceStatusWriter {
         if (entry?.uid === undefined) continue;
         let status = computeStatus(r, set, { observe });
         if (this.overlay !== undefined) status = this.overlay(r, status);
-        let stalled: Condition = {
-          type: "Stalled",
-          status: "False",
-          reason: "ReconciliationSucceeded",
-          message: "",
-        };
         const rollout =
           opts.health === true ? this.rollout(workloads.get(key) ?? [], live) : undefined;
-        if (rollout !== undefined) {
-          const { reason, message, failed } = rollout;
-          stalled = { type: "Stalled", status: "True", reason, message };
-          status = {
-            ...status,
-            phase: failed ? "Failed" : "Pending",
-            message,
-            conditions: ((status.conditions as Condition[] | undefined) ?? []).map((c) =>
-              c.type === "Ready" ? { ...c, status: "False", reason, message } : c,
-            ),
-          };
-        }
-        const generation = entry.generation;
-        const conditions = [
-          ...((status.conditions as Condition[] | undefined) ?? []),
-          {
-            type: "Reconciling",
-            status: "False",
-            reason: "ReconciliationSucceeded",
-            message: "applied",
-          },
-          stalled,
-        ].map((c) => ({
-          ...c,
-          ...(generation !== undefined ? { observedGeneration: generation } : {}),
-        }));
-        const full = {
-          ...status,
-          ...(generation !== undefined ? { observedGeneration: generation } : {}),
-          conditions,
-        };
-        const hash = contentHash(full);
-        const last = this.written.get(key);
-        if (last?.hash === hash) continue;
-        const now = nowTime();
-        const timed = conditions.map((c) => {
-          const before = last?.conditions.find((b) => b.type === c.type);
-          return {
-            ...c,
-            lastTransitionTime:
-              before !== undefined && before.status === c.status
-                ? (before.lastTransitionTime ?? now)
-                : now,
-          };
-        });
-        await this.client.mergePatch(
-          {
-            apiVersion: r.apiVersion,
-            kind: r.kind,
-            metadata: { name: r.metadata.name, namespace: r.metadata.namespace },
-          },
-          { status: { ...full, conditions: timed } },
-          { subresource: "status", fieldManager: this.fieldManager },
-        );
-        this.written.set(key, { hash, conditions: timed });
-        count++;
+        if (await this.patch(r, fullStatus(status, rollout, entry.generation))) count++;
       }
     }
     return count;
+  }
+
+  /** Writes `full` unless it is what was written last; true when it was written. */
+  private async patch(
+    r: Resource,
+    full: Status & { conditions: ConditionInput[] },
+  ): Promise<boolean> {
+    const key = resourceKey(r);
+    const hash = contentHash(full);
+    const last = this.written.get(key);
+    if (last?.hash === hash) return false;
+    const conditions = timed(full.conditions, last?.conditions, conditionTime());
+    await this.client.mergePatch(
+      statusRef(r),
+      { status: { ...full, conditions } },
+      { subresource: "status", fieldManager: this.fieldManager },
+    );
+    this.written.set(key, { hash, conditions });
+    return true;
   }
 
   /** Why a resource's workloads are not rolled out, or undefined when they all are. */
   private rollout(
     keys: readonly string[],
     live: ReadonlyMap<string, LiveObject>,
-  ): { reason: string; message: string; failed: boolean } | undefined {
-    let pending: { reason: string; message: string; failed: boolean } | undefined;
+  ): Rollout | undefined {
+    let pending: Rollout | undefined;
     for (const k of keys) {
       const o = live.get(k);
       const state = o !== undefined ? rolloutState(o) : { done: false, message: "not found" };
@@ -173,29 +199,26 @@ export class ResourceStatusWriter {
     for (const r of resources) {
       const key = resourceKey(r);
       const hash = contentHash({ reason, message });
-      if (this.written.get(key)?.hash === hash) continue;
-      const now = nowTime();
+      const last = this.written.get(key);
+      if (last?.hash === hash) continue;
+      const conditions = timed(
+        [
+          condition("Stalled", "True", reason, message),
+          condition("Reconciling", "False", reason, message),
+        ],
+        last?.conditions,
+        conditionTime(),
+      );
       try {
         await this.client.mergePatch(
-          {
-            apiVersion: r.apiVersion,
-            kind: r.kind,
-            metadata: { name: r.metadata.name, namespace: r.metadata.namespace },
-          },
-          {
-            status: {
-              conditions: [
-                { type: "Stalled", status: "True", reason, message, lastTransitionTime: now },
-                { type: "Reconciling", status: "False", reason, message, lastTransitionTime: now },
-              ],
-            },
-          },
+          statusRef(r),
+          { status: { conditions } },
           { subresource: "status", fieldManager: this.fieldManager },
         );
       } catch {
         continue; // not there yet, or not served: the Event and the controller status say it
       }
-      this.written.set(key, { hash, conditions: [] });
+      this.written.set(key, { hash, conditions });
     }
   }
 }

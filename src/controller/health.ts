@@ -6,6 +6,7 @@
 import { MANAGED_BY_LABEL } from "./cluster-plan.js";
 import { objectKey } from "./revision-plan.js";
 import type { KubeClient, LiveObject } from "../infra/kube/client.js";
+import type { LiveCondition } from "./conditions.js";
 
 export const ROLLOUT_KINDS: ReadonlySet<string> = new Set(["Deployment", "StatefulSet"]);
 
@@ -24,7 +25,7 @@ interface WorkloadStatus {
   availableReplicas?: number;
   currentRevision?: string;
   updateRevision?: string;
-  conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  conditions?: LiveCondition[];
 }
 
 interface WorkloadSpec {

@@ -11,6 +11,7 @@ import { decideImage, type RegistryListing } from "../registry/images/policy.js"
 import type { Applier, ApplyOptions, ApplyResult } from "./applier.js";
 import { APPLIED_BY } from "./cluster-plan.js";
 import { warningEvent } from "./cluster-status.js";
+import { type ConditionInput, conditionsOf, patchCondition, setCondition } from "./conditions.js";
 import { type CatalogReaderOptions, RegistryCatalogs } from "./image-catalogs.js";
 import type { Revision } from "../infra/git/source.js";
 import type { InventoryStore } from "./inventory.js";
@@ -80,29 +81,23 @@ export async function judgeImages(
 /** A resource's computed status with its image verdict: Failed while the image is refused. */
 export function withImageVerdict(status: Status, verdict: ImageVerdict | undefined): Status {
   if (verdict === undefined) return status;
-  type Condition = { type: string; status: string; reason?: string; message?: string };
-  const conditions = ((status.conditions as Condition[] | undefined) ?? []).filter(
-    (c) => c.type !== IMAGE_CONDITION,
-  );
-  const image: Condition = {
+  const image: ConditionInput = {
     type: IMAGE_CONDITION,
     status: verdict.allowed ? "True" : "False",
     reason: verdict.reason,
     message: verdict.message,
   };
-  if (verdict.allowed) return { ...status, conditions: [...conditions, image] };
+  const conditions = setCondition(conditionsOf(status), image);
+  if (verdict.allowed) return { ...status, conditions };
   return {
     ...status,
     phase: "Failed",
     message: verdict.message,
-    conditions: [
-      ...conditions.map((c) =>
-        c.type === "Ready"
-          ? { ...c, status: "False", reason: verdict.reason, message: verdict.message }
-          : c,
-      ),
-      image,
-    ],
+    conditions: patchCondition(conditions, "Ready", {
+      status: "False",
+      reason: verdict.reason,
+      message: verdict.message,
+    }),
   };
 }
 

@@ -14,6 +14,7 @@ import {
   requestsOf,
 } from "./operations.js";
 import type { SyncError } from "./status.js";
+import type { LiveCondition } from "./conditions.js";
 
 export type Readiness = "True" | "False" | "Unknown";
 
@@ -47,14 +48,6 @@ export interface StatusReport {
   resources: ResourceReadiness[];
 }
 
-interface Condition {
-  type?: string;
-  status?: string;
-  reason?: string;
-  message?: string;
-  observedGeneration?: number;
-}
-
 /** A resource's readiness from its live object (undefined: not in the cluster). */
 export function readinessOf(
   entry: InventoryEntry,
@@ -69,7 +62,7 @@ export function readinessOf(
   if (live === undefined) {
     return { ...id, ready: "False", reason: "NotFound", message: "not in the cluster" };
   }
-  const status = (live as { status?: { phase?: string; conditions?: Condition[] } }).status;
+  const status = (live as { status?: { phase?: string; conditions?: LiveCondition[] } }).status;
   const phase = status?.phase !== undefined ? { phase: status.phase } : {};
   const condition = status?.conditions?.find((c) => c.type === "Ready");
   if (condition === undefined) {
