@@ -36,7 +36,7 @@ describe("synthesize() returns what the renderers report", () => {
   });
 
   it("a resource that renders nothing is an error naming it and why", () => {
-    const missingGroup = resources.map((r) =>
+    const missingGroup = resources.map((r): Resource =>
       r.kind === "VirtualMCPServer" && r.metadata.name === "plain"
         ? { ...r, spec: { ...r.spec, groupRef: "nope" } }
         : r,
@@ -55,7 +55,7 @@ describe("synthesize() returns what the renderers report", () => {
   });
 
   it("an MCPServer whose OIDC settings sit in a ConfigMap is reported as rendering nothing", () => {
-    const configMapOidc = resources.map((r) =>
+    const configMapOidc = resources.map((r): Resource =>
       r.kind === "MCPServer" && r.metadata.name === "alpha"
         ? {
             ...r,

@@ -4,7 +4,7 @@ import { API_GROUP } from "../../schema/kinds.js";
 import type { KindRenderer } from "../context.js";
 import { contentHash } from "../hash.js";
 import { labelValue } from "../names.js";
-import type { RegistryServerKind } from "../options.js";
+import type { RegistryServerKind, SynthOptions } from "../options.js";
 import { restrictedContainer, restrictedPod } from "../security.js";
 import { CONTENT_CHECKSUM } from "./runner-workload.js";
 import type { Resource } from "../model.js";
@@ -129,6 +129,85 @@ function legacySource(
   return out;
 }
 
+/** Records a referenced Secret or ConfigMap key as a file under /etc/registry; returns its path. */
+type FileRef = (f: Omit<RegistryFile, "path">, path: string) => string;
+
+/** The deprecated authConfig: OAuth providers' secrets, CA certificates and tokens as files. */
+function legacyAuth(resource: Resource<"MCPRegistry">, fileRef: FileRef): T.AuthConfig {
+  const a = resource.spec.authConfig;
+  const mode = a?.mode ?? "anonymous";
+  const auth: T.AuthConfig = compact({ mode, publicPaths: a?.publicPaths, authz: a?.authz });
+  if (a?.oauth === undefined) return auth;
+  const o = a.oauth;
+  auth.oauth = compact({
+    resourceUrl: o.resourceUrl ?? registryUrl(resource.metadata.name, resource.metadata.namespace),
+    realm: o.realm,
+    scopesSupported: o.scopesSupported,
+    providers: o.providers.map((p, i) =>
+      compact({
+        name: p.name,
+        issuerUrl: p.issuerUrl,
+        audience: p.audience,
+        jwksUrl: p.jwksUrl,
+        introspectionUrl: p.introspectionUrl,
+        clientId: p.clientId,
+        clientSecretFile: p.clientSecretRef
+          ? fileRef(
+              { from: "secret", name: p.clientSecretRef.name, key: p.clientSecretRef.key },
+              `oauth/${i}/client-secret`,
+            )
+          : undefined,
+        caCertPath: p.caCertRef
+          ? fileRef(
+              { from: "configMap", name: p.caCertRef.name ?? "", key: p.caCertRef.key },
+              `oauth/${i}/ca.crt`,
+            )
+          : p.caCertPath,
+        authTokenFile: p.authTokenRef
+          ? fileRef(
+              { from: "secret", name: p.authTokenRef.name, key: p.authTokenRef.key },
+              `oauth/${i}/token`,
+            )
+          : p.authTokenFile,
+        allowPrivateIP: p.allowPrivateIP,
+      }),
+    ),
+  });
+  return auth;
+}
+
+/** The deprecated databaseConfig: the connection in full, the password Secrets as files. */
+function legacyDatabase(
+  d: NonNullable<Resource<"MCPRegistry">["spec"]["databaseConfig"]>,
+  fileRef: FileRef,
+): T.DatabaseConfig {
+  const {
+    dbAppUserPasswordSecretRef: app,
+    dbMigrationUserPasswordSecretRef: migrator,
+    ...connection
+  } = d;
+  // The connection written out in full: the reference's server requires each of these,
+  // ours has the same defaults.
+  const database: T.DatabaseConfig = {
+    ...connection,
+    port: connection.port ?? 5432,
+    user: connection.user ?? "db_app",
+    migrationUser: connection.migrationUser ?? "db_migrator",
+    database: connection.database ?? "registry",
+  };
+  if (d.dynamicAuth === undefined) {
+    database.passwordFile = fileRef(
+      { from: "secret", name: app.name, key: app.key },
+      "database/app-password",
+    );
+    database.migrationPasswordFile = fileRef(
+      { from: "secret", name: migrator.name, key: migrator.key },
+      "database/migration-password",
+    );
+  }
+  return database;
+}
+
 /**
  * Renders the deprecated typed fields (sources, registries, databaseConfig, authConfig,
  * telemetryConfig) into the registry server's config file. Secret and ConfigMap references
@@ -137,7 +216,7 @@ function legacySource(
 export function legacyRegistryConfig(resource: Resource<"MCPRegistry">): LegacyRegistryConfig {
   const spec = resource.spec;
   const files: RegistryFile[] = [];
-  const fileRef = (f: Omit<RegistryFile, "path">, path: string): string => {
+  const fileRef: FileRef = (f, path) => {
     files.push({ ...f, path });
     return `${REGISTRY_FILES_DIR}/${path}`;
   };
@@ -147,78 +226,9 @@ export function legacyRegistryConfig(resource: Resource<"MCPRegistry">): LegacyR
       ? spec.registries
       : [{ name: "default", sources: sources.map((s) => s.name) }];
   const config: T.EmbeddedRegistryServerConfig = { sources, registries };
-
-  const a = spec.authConfig;
-  const mode = a?.mode ?? "anonymous";
-  const auth: T.AuthConfig = compact({ mode, publicPaths: a?.publicPaths, authz: a?.authz });
-  if (a?.oauth !== undefined) {
-    const o = a.oauth;
-    auth.oauth = compact({
-      resourceUrl:
-        o.resourceUrl ?? registryUrl(resource.metadata.name, resource.metadata.namespace),
-      realm: o.realm,
-      scopesSupported: o.scopesSupported,
-      providers: o.providers.map((p, i) =>
-        compact({
-          name: p.name,
-          issuerUrl: p.issuerUrl,
-          audience: p.audience,
-          jwksUrl: p.jwksUrl,
-          introspectionUrl: p.introspectionUrl,
-          clientId: p.clientId,
-          clientSecretFile: p.clientSecretRef
-            ? fileRef(
-                { from: "secret", name: p.clientSecretRef.name, key: p.clientSecretRef.key },
-                `oauth/${i}/client-secret`,
-              )
-            : undefined,
-          caCertPath: p.caCertRef
-            ? fileRef(
-                { from: "configMap", name: p.caCertRef.name ?? "", key: p.caCertRef.key },
-                `oauth/${i}/ca.crt`,
-              )
-            : p.caCertPath,
-          authTokenFile: p.authTokenRef
-            ? fileRef(
-                { from: "secret", name: p.authTokenRef.name, key: p.authTokenRef.key },
-                `oauth/${i}/token`,
-              )
-            : p.authTokenFile,
-          allowPrivateIP: p.allowPrivateIP,
-        }),
-      ),
-    });
-  }
-  config.auth = auth;
-
-  const d = spec.databaseConfig;
-  if (d !== undefined) {
-    const {
-      dbAppUserPasswordSecretRef: app,
-      dbMigrationUserPasswordSecretRef: migrator,
-      ...connection
-    } = d;
-    // The connection written out in full: the reference's server requires each of these,
-    // ours has the same defaults.
-    const database: T.DatabaseConfig = {
-      ...connection,
-      port: connection.port ?? 5432,
-      user: connection.user ?? "db_app",
-      migrationUser: connection.migrationUser ?? "db_migrator",
-      database: connection.database ?? "registry",
-    };
-    if (d.dynamicAuth === undefined) {
-      database.passwordFile = fileRef(
-        { from: "secret", name: app.name, key: app.key },
-        "database/app-password",
-      );
-      database.migrationPasswordFile = fileRef(
-        { from: "secret", name: migrator.name, key: migrator.key },
-        "database/migration-password",
-      );
-    }
-    config.database = database;
-  }
+  config.auth = legacyAuth(resource, fileRef);
+  if (spec.databaseConfig !== undefined)
+    config.database = legacyDatabase(spec.databaseConfig, fileRef);
   if (spec.telemetryConfig !== undefined) config.telemetry = spec.telemetryConfig;
   return { config, files };
 }
@@ -347,6 +357,158 @@ function registryProgram(server: RegistryServerKind): RegistryProgram {
   };
 }
 
+type Mount = { name: string; mountPath: string; readOnly?: boolean; subPath?: string };
+
+/** The registry pod's environment, volumes, mounts and init containers, in the order added. */
+interface RegistryPodParts {
+  env: EnvVar[];
+  volumes: Record<string, unknown>[];
+  mounts: Mount[];
+  initContainers: Container[];
+}
+
+/** An init container that writes the pgpass file into a memory volume the server reads it from. */
+function addPgpassInit(
+  parts: RegistryPodParts,
+  options: SynthOptions,
+  command: string,
+  inputs: Container["volumeMounts"],
+): void {
+  parts.volumes.push({ name: "pgpass", emptyDir: { medium: "Memory" } });
+  parts.mounts.push({ name: "pgpass", mountPath: PGPASS_DIR });
+  parts.env.push({ name: "PGPASSFILE", value: `${PGPASS_DIR}/.pgpass` });
+  parts.initContainers.push({
+    name: "pgpass",
+    image: options.registryServer === "mcpfleet" ? options.registryImage : PGPASS_INIT_IMAGE,
+    command: ["sh", "-c", command],
+    volumeMounts: [...(inputs ?? []), { name: "pgpass", mountPath: PGPASS_DIR }],
+    securityContext: restrictedContainer(),
+  });
+}
+
+/**
+ * The pgpass file: copied from `pgpassSecretRef`, or (for the reference's server, which reads
+ * database passwords from pgpass only) written from the legacy password files.
+ */
+function addPgpass(
+  parts: RegistryPodParts,
+  resource: Resource<"MCPRegistry">,
+  legacy: LegacyRegistryConfig | undefined,
+  options: SynthOptions,
+): void {
+  const ref = resource.spec.pgpassSecretRef;
+  if (legacy === undefined && ref !== undefined) {
+    parts.volumes.push({
+      name: "pgpass-secret",
+      secret: { secretName: ref.name, items: [{ key: ref.key, path: "pgpass" }] },
+    });
+    addPgpassInit(
+      parts,
+      options,
+      `cp /pgpass-secret/pgpass ${PGPASS_DIR}/.pgpass && chmod 0600 ${PGPASS_DIR}/.pgpass`,
+      [{ name: "pgpass-secret", mountPath: "/pgpass-secret", readOnly: true }],
+    );
+  }
+  const database = legacy?.config.database;
+  if (options.registryServer === "toolhive" && database?.passwordFile !== undefined) {
+    addPgpassInit(parts, options, pgpassFromFiles(database), [
+      { name: "registry-files", mountPath: REGISTRY_FILES_DIR, readOnly: true },
+    ]);
+  }
+}
+
+/**
+ * The config volume, the files the legacy fields reference (else the spec's own volumes), the
+ * pgpass file, and a writable /tmp where the program needs one.
+ */
+function registryPodParts(
+  resource: Resource<"MCPRegistry">,
+  legacy: LegacyRegistryConfig | undefined,
+  options: SynthOptions,
+  server: RegistryProgram,
+): RegistryPodParts {
+  const configMapName = registryConfigMapName(resource.metadata.name);
+  const parts: RegistryPodParts = {
+    env: [
+      {
+        name: "POD_NAMESPACE",
+        valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
+      },
+    ],
+    volumes: [{ name: "registry-server-config", configMap: { name: configMapName } }],
+    mounts: [{ name: "registry-server-config", mountPath: REGISTRY_CONFIG_DIR, readOnly: true }],
+    initContainers: [],
+  };
+  if (legacy !== undefined && legacy.files.length > 0) {
+    parts.volumes.push({
+      name: "registry-files",
+      projected: {
+        sources: legacy.files.map((f) =>
+          f.from === "secret"
+            ? { secret: { name: f.name, items: [{ key: f.key, path: f.path }] } }
+            : { configMap: { name: f.name, items: [{ key: f.key, path: f.path }] } },
+        ),
+      },
+    });
+    parts.mounts.push({ name: "registry-files", mountPath: REGISTRY_FILES_DIR, readOnly: true });
+  }
+  if (legacy === undefined) {
+    for (const v of resource.spec.volumes ?? []) parts.volumes.push({ ...v });
+    for (const m of resource.spec.volumeMounts ?? []) parts.mounts.push({ ...m });
+  }
+  addPgpass(parts, resource, legacy, options);
+  if (server.tmpVolume) {
+    parts.volumes.push({ name: "tmp", emptyDir: {} });
+    parts.mounts.push({ name: "tmp", mountPath: "/tmp" });
+  }
+  return parts;
+}
+
+/** The pod template: the server container, its account, the config's checksum (a change rolls the pods). */
+function registryPodTemplate(
+  resource: Resource<"MCPRegistry">,
+  options: SynthOptions,
+  server: RegistryProgram,
+  configYaml: string,
+): PodTemplate {
+  const legacy = isLegacyRegistry(resource) ? legacyRegistryConfig(resource) : undefined;
+  const parts = registryPodParts(resource, legacy, options, server);
+  const container: Container = {
+    name: REGISTRY_CONTAINER,
+    image: options.registryImage,
+    imagePullPolicy: "IfNotPresent",
+    args: server.args,
+    ports: [{ name: "http", containerPort: REGISTRY_PORT, protocol: "TCP" }],
+    env: parts.env,
+    resources: REGISTRY_RESOURCES,
+    volumeMounts: parts.mounts,
+    livenessProbe: server.livenessProbe,
+    readinessProbe: server.readinessProbe,
+    securityContext: restrictedContainer(),
+  };
+  const base: PodTemplate = {
+    metadata: {
+      labels: registryLabels(resource.metadata.name),
+      annotations: {
+        [CONFIG_CHECKSUM_ANNOTATION]: contentHash(configYaml),
+        [REGISTRY_CONFIG_HASH]: contentHash(configYaml),
+      },
+    },
+    spec: {
+      serviceAccountName: registryRbacName(resource.metadata.name),
+      securityContext: restrictedPod({
+        runAsUser: REGISTRY_UID,
+        runAsGroup: REGISTRY_UID,
+        fsGroup: REGISTRY_UID,
+      }),
+      ...(parts.initContainers.length > 0 ? { initContainers: parts.initContainers } : {}),
+      containers: [container],
+      volumes: parts.volumes as unknown as PodSpec["volumes"],
+    },
+  };
+  return mergePodTemplate(base, resource.spec.podTemplateSpec, REGISTRY_CONTAINER);
+}
+
 /**
  * Renders an MCPRegistry: ConfigMap `<n>-registry-server-config` (config.yaml), Deployment and
  * Service `<n>-api` (container `registry-api`), ServiceAccount, Role and RoleBinding
@@ -359,123 +521,18 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
   const labels = registryLabels(name);
   const selector = registrySelector(name);
   const configYaml = registryConfigYaml(resource, context.options.registryServer);
-  const legacy = isLegacyRegistry(resource) ? legacyRegistryConfig(resource) : undefined;
-  const configMapName = registryConfigMapName(name);
-  const rbacName = registryRbacName(name);
-
   emit(scope, resource, {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: {
-      name: configMapName,
+      name: registryConfigMapName(name),
       labels,
       annotations: { [CONTENT_CHECKSUM]: contentHash(configYaml) },
     },
     data: { "config.yaml": configYaml },
   });
   const server = registryProgram(context.options.registryServer);
-  emitRbac(scope, resource, rbacName, labels, server.rules);
-
-  const env: EnvVar[] = [
-    {
-      name: "POD_NAMESPACE",
-      valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
-    },
-  ];
-  const volumes: Record<string, unknown>[] = [
-    { name: "registry-server-config", configMap: { name: configMapName } },
-  ];
-  const mounts: { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[] = [
-    { name: "registry-server-config", mountPath: REGISTRY_CONFIG_DIR, readOnly: true },
-  ];
-  const initContainers: Container[] = [];
-  if (legacy !== undefined && legacy.files.length > 0) {
-    volumes.push({
-      name: "registry-files",
-      projected: {
-        sources: legacy.files.map((f) =>
-          f.from === "secret"
-            ? { secret: { name: f.name, items: [{ key: f.key, path: f.path }] } }
-            : { configMap: { name: f.name, items: [{ key: f.key, path: f.path }] } },
-        ),
-      },
-    });
-    mounts.push({ name: "registry-files", mountPath: REGISTRY_FILES_DIR, readOnly: true });
-  }
-  if (legacy === undefined) {
-    for (const v of spec.volumes ?? []) volumes.push({ ...v });
-    for (const m of spec.volumeMounts ?? []) mounts.push({ ...m });
-  }
-  const pgpassInit = (command: string, inputs: Container["volumeMounts"]): void => {
-    volumes.push({ name: "pgpass", emptyDir: { medium: "Memory" } });
-    mounts.push({ name: "pgpass", mountPath: PGPASS_DIR });
-    env.push({ name: "PGPASSFILE", value: `${PGPASS_DIR}/.pgpass` });
-    initContainers.push({
-      name: "pgpass",
-      image:
-        context.options.registryServer === "mcpfleet"
-          ? context.options.registryImage
-          : PGPASS_INIT_IMAGE,
-      command: ["sh", "-c", command],
-      volumeMounts: [...(inputs ?? []), { name: "pgpass", mountPath: PGPASS_DIR }],
-      securityContext: restrictedContainer(),
-    });
-  };
-  if (legacy === undefined && spec.pgpassSecretRef !== undefined) {
-    const ref = spec.pgpassSecretRef;
-    volumes.push({
-      name: "pgpass-secret",
-      secret: { secretName: ref.name, items: [{ key: ref.key, path: "pgpass" }] },
-    });
-    pgpassInit(
-      `cp /pgpass-secret/pgpass ${PGPASS_DIR}/.pgpass && chmod 0600 ${PGPASS_DIR}/.pgpass`,
-      [{ name: "pgpass-secret", mountPath: "/pgpass-secret", readOnly: true }],
-    );
-  }
-  const database = legacy?.config.database;
-  if (context.options.registryServer === "toolhive" && database?.passwordFile !== undefined) {
-    pgpassInit(pgpassFromFiles(database), [
-      { name: "registry-files", mountPath: REGISTRY_FILES_DIR, readOnly: true },
-    ]);
-  }
-
-  if (server.tmpVolume) {
-    volumes.push({ name: "tmp", emptyDir: {} });
-    mounts.push({ name: "tmp", mountPath: "/tmp" });
-  }
-  const container: Container = {
-    name: REGISTRY_CONTAINER,
-    image: context.options.registryImage,
-    imagePullPolicy: "IfNotPresent",
-    args: server.args,
-    ports: [{ name: "http", containerPort: REGISTRY_PORT, protocol: "TCP" }],
-    env,
-    resources: REGISTRY_RESOURCES,
-    volumeMounts: mounts,
-    livenessProbe: server.livenessProbe,
-    readinessProbe: server.readinessProbe,
-    securityContext: restrictedContainer(),
-  };
-  const base: PodTemplate = {
-    metadata: {
-      labels,
-      annotations: {
-        [CONFIG_CHECKSUM_ANNOTATION]: contentHash(configYaml),
-        [REGISTRY_CONFIG_HASH]: contentHash(configYaml),
-      },
-    },
-    spec: {
-      serviceAccountName: rbacName,
-      securityContext: restrictedPod({
-        runAsUser: REGISTRY_UID,
-        runAsGroup: REGISTRY_UID,
-        fsGroup: REGISTRY_UID,
-      }),
-      ...(initContainers.length > 0 ? { initContainers } : {}),
-      containers: [container],
-      volumes: volumes as unknown as PodSpec["volumes"],
-    },
-  };
+  emitRbac(scope, resource, registryRbacName(name), labels, server.rules);
   const deploymentAnnotations =
     spec.displayName !== undefined ? { "mcpfleet.dev/display-name": spec.displayName } : undefined;
   emit(scope, resource, {
@@ -488,7 +545,7 @@ export const renderMCPRegistry: KindRenderer<"MCPRegistry"> = (scope, resource, 
     },
     spec: {
       selector: { matchLabels: selector },
-      template: mergePodTemplate(base, spec.podTemplateSpec, REGISTRY_CONTAINER),
+      template: registryPodTemplate(resource, context.options, server, configYaml),
     },
   });
   emit(scope, resource, {
