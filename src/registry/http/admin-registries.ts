@@ -1,6 +1,6 @@
 // Admin routes of registries: list, get, create or replace (PUT), delete. Registries from the
 // configuration file are read-only here (403); deleting a registry keeps its sources.
-import type { FastifyPluginCallback } from "fastify";
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import type { RegistryRecord } from "../store/store.js";
 import { validateAdminBody } from "./admin-body.js";
 import {
@@ -23,126 +23,139 @@ function registryView(r: RegistryRecord): Record<string, unknown> {
   };
 }
 
-export const registryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {
+const tags = ["admin"];
+
+type Named = { Params: { name: string } };
+
+const LIST_SCHEMA = {
+  tags,
+  summary: "List registries",
+  description:
+    "For callers with manageRegistries or manageEntries; each sees the registries whose claims its own cover.",
+  response: {
+    200: {
+      type: "object",
+      properties: { registries: { type: "array", items: REGISTRY_VIEW } },
+    },
+    ...ERRORS,
+  },
+};
+
+const GET_SCHEMA = {
+  tags,
+  summary: "Get a registry",
+  params: NAME_PARAM,
+  response: { 200: REGISTRY_VIEW, ...ERRORS },
+};
+
+const PUT_SCHEMA = {
+  tags,
+  summary: "Create or replace a registry",
+  description:
+    "The body is a registry as in the configuration file: `sources` (ordered names of existing sources) and optional `claims`. Registries from the configuration file cannot be changed (403).",
+  params: NAME_PARAM,
+  body: { type: "object", additionalProperties: true },
+  response: {
+    200: REGISTRY_VIEW,
+    201: REGISTRY_VIEW,
+    ...ERRORS,
+    409: ERR,
+    413: ERR,
+    415: ERR,
+  },
+};
+
+const DELETE_SCHEMA = {
+  tags,
+  summary: "Delete a registry (its sources stay)",
+  params: NAME_PARAM,
+  response: { 204: { type: "null", description: "Deleted" }, ...ERRORS },
+};
+
+async function listRegistries(ctx: RouteContext, req: FastifyRequest) {
+  // Publishers list them too (ToolHive's rule), each caller seeing those its claims cover.
+  ctx.authorizer.authorize(req.principal, { kind: "listRegistries" });
+  return {
+    registries: (await ctx.store.listRegistries())
+      .filter((r) => ctx.authorizer.resourceVisible(req.principal, r.claims))
+      .map(registryView),
+  };
+}
+
+/** A source the caller may not see is reported as unknown, exactly as a missing one is. */
+async function refuseHiddenSources(
+  ctx: RouteContext,
+  req: FastifyRequest,
+  name: string,
+  sources: string[],
+): Promise<void> {
+  const hidden = [];
+  for (const src of sources) {
+    const s = await ctx.store.getSource(src);
+    if (
+      s !== undefined &&
+      !ctx.authorizer.resourceVisible(req.principal, claimsOf(s.config.claims))
+    )
+      hidden.push(src);
+  }
+  if (hidden.length > 0) {
+    fail(
+      "ERR_INVALID_RESOURCE",
+      `registry "${name}" names unknown source(s): ${hidden.join(", ")}`,
+    );
+  }
+}
+
+async function putRegistry(
+  ctx: RouteContext,
+  req: FastifyRequest<Named & { Body: Record<string, unknown> }>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { store, authorizer } = ctx;
-  const tags = ["admin"];
-
-  app.get(
-    "/v1/registries",
-    {
-      schema: {
-        tags,
-        summary: "List registries",
-        description:
-          "For callers with manageRegistries or manageEntries; each sees the registries whose claims its own cover.",
-        response: {
-          200: {
-            type: "object",
-            properties: { registries: { type: "array", items: REGISTRY_VIEW } },
-          },
-          ...ERRORS,
-        },
-      },
-    },
-    async (req) => {
-      // Publishers list them too (ToolHive's rule), each caller seeing those its claims cover.
-      authorizer.authorize(req.principal, { kind: "listRegistries" });
-      return {
-        registries: (await store.listRegistries())
-          .filter((r) => authorizer.resourceVisible(req.principal, r.claims))
-          .map(registryView),
-      };
-    },
+  const name = req.params.name;
+  authorizer.authorize(req.principal, { kind: "manageRegistries" });
+  const body = validateAdminBody("Registry", req.body, name);
+  const claims = claimsOf(body.claims);
+  const existing = await store.getRegistry(name);
+  if (existing !== undefined) authorizeExisting(ctx, req.principal, REGISTRY, existing);
+  authorizer.authorize(req.principal, {
+    kind: "manageRegistries",
+    ...(claims ? { claims } : {}),
+  });
+  refuseConfigDefined(REGISTRY, existing, "change");
+  const sources = body.sources as string[];
+  await refuseHiddenSources(ctx, req, name, sources);
+  const { created } = await store.putRegistry(name, sources, claims, "api", (current) =>
+    refuseConfigDefined(REGISTRY, current, "change"),
   );
+  return reply
+    .code(created ? 201 : 200)
+    .send(registryView((await store.getRegistry(name)) as RegistryRecord));
+}
 
-  app.get<{ Params: { name: string } }>(
-    "/v1/registries/:name",
-    {
-      schema: {
-        tags,
-        summary: "Get a registry",
-        params: NAME_PARAM,
-        response: { 200: REGISTRY_VIEW, ...ERRORS },
-      },
-    },
-    async (req) =>
-      registryView(await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name)),
+async function deleteRegistry(
+  ctx: RouteContext,
+  req: FastifyRequest<Named>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const r = await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name);
+  refuseConfigDefined(REGISTRY, r, "remove");
+  await ctx.store.deleteRegistry(r.name);
+  return reply.code(204).send();
+}
+
+export const registryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {
+  app.get("/v1/registries", { schema: LIST_SCHEMA }, (req) => listRegistries(ctx, req));
+  app.get<Named>("/v1/registries/:name", { schema: GET_SCHEMA }, async (req) =>
+    registryView(await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name)),
   );
-
-  app.put<{ Params: { name: string }; Body: Record<string, unknown> }>(
+  app.put<Named & { Body: Record<string, unknown> }>(
     "/v1/registries/:name",
-    {
-      schema: {
-        tags,
-        summary: "Create or replace a registry",
-        description:
-          "The body is a registry as in the configuration file: `sources` (ordered names of existing sources) and optional `claims`. Registries from the configuration file cannot be changed (403).",
-        params: NAME_PARAM,
-        body: { type: "object", additionalProperties: true },
-        response: {
-          200: REGISTRY_VIEW,
-          201: REGISTRY_VIEW,
-          ...ERRORS,
-          409: ERR,
-          413: ERR,
-          415: ERR,
-        },
-      },
-    },
-    async (req, reply) => {
-      const name = req.params.name;
-      authorizer.authorize(req.principal, { kind: "manageRegistries" });
-      const body = validateAdminBody("Registry", req.body, name);
-      const claims = claimsOf(body.claims);
-      const existing = await store.getRegistry(name);
-      if (existing !== undefined) authorizeExisting(ctx, req.principal, REGISTRY, existing);
-      authorizer.authorize(req.principal, {
-        kind: "manageRegistries",
-        ...(claims ? { claims } : {}),
-      });
-      refuseConfigDefined(REGISTRY, existing, "change");
-      // A source the caller may not see is reported as unknown, exactly as a missing one is.
-      const sources = body.sources as string[];
-      const hidden = [];
-      for (const src of sources) {
-        const s = await store.getSource(src);
-        if (
-          s !== undefined &&
-          !authorizer.resourceVisible(req.principal, claimsOf(s.config.claims))
-        )
-          hidden.push(src);
-      }
-      if (hidden.length > 0) {
-        fail(
-          "ERR_INVALID_RESOURCE",
-          `registry "${name}" names unknown source(s): ${hidden.join(", ")}`,
-        );
-      }
-      const { created } = await store.putRegistry(name, sources, claims, "api", (current) =>
-        refuseConfigDefined(REGISTRY, current, "change"),
-      );
-      return reply
-        .code(created ? 201 : 200)
-        .send(registryView((await store.getRegistry(name)) as RegistryRecord));
-    },
+    { schema: PUT_SCHEMA },
+    (req, reply) => putRegistry(ctx, req, reply),
   );
-
-  app.delete<{ Params: { name: string } }>(
-    "/v1/registries/:name",
-    {
-      schema: {
-        tags,
-        summary: "Delete a registry (its sources stay)",
-        params: NAME_PARAM,
-        response: { 204: { type: "null", description: "Deleted" }, ...ERRORS },
-      },
-    },
-    async (req, reply) => {
-      const r = await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name);
-      refuseConfigDefined(REGISTRY, r, "remove");
-      await store.deleteRegistry(r.name);
-      return reply.code(204).send();
-    },
+  app.delete<Named>("/v1/registries/:name", { schema: DELETE_SCHEMA }, (req, reply) =>
+    deleteRegistry(ctx, req, reply),
   );
   done();
 };

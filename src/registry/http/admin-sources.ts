@@ -1,6 +1,6 @@
 // Admin routes of sources: list, get, create or replace (PUT), delete, and sync now. Sources
 // from the configuration file are read-only here (403).
-import type { FastifyPluginCallback } from "fastify";
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { parseDuration } from "../../duration.js";
 import { sourceKind, type SourceConfig, type SourceKind } from "../config/types.js";
 import { checkLocation, locationKey } from "../sources/location.js";
@@ -87,159 +87,181 @@ function sourceView(s: SourceRecord, current: SyncStatus | undefined): Record<st
   };
 }
 
+const tags = ["admin"];
+
+type Named = { Params: { name: string } };
+type PutRoute = Named & { Body: Record<string, unknown> };
+type SyncRoute = Named & { Querystring: { wait: boolean } };
+
+const LIST_SCHEMA = {
+  tags,
+  summary: "List sources",
+  response: {
+    200: { type: "object", properties: { sources: { type: "array", items: SOURCE_VIEW } } },
+    ...ERRORS,
+  },
+};
+
+const GET_SCHEMA = {
+  tags,
+  summary: "Get a source with its sync status",
+  params: NAME_PARAM,
+  response: { 200: SOURCE_VIEW, ...ERRORS },
+};
+
+const PUT_SCHEMA = {
+  tags,
+  summary: "Create or replace a source",
+  description:
+    "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (409).",
+  params: NAME_PARAM,
+  body: { type: "object", additionalProperties: true },
+  response: { 200: SOURCE_VIEW, 201: SOURCE_VIEW, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
+};
+
+const DELETE_SCHEMA = {
+  tags,
+  summary: "Delete a source and its entries",
+  params: NAME_PARAM,
+  response: { 204: { type: "null", description: "Deleted" }, ...ERRORS, 409: ERR },
+};
+
+const SYNC_SCHEMA = {
+  tags,
+  summary: "Sync a source now",
+  description:
+    "Starts a sync of a git, api, url or file source (joining one already running) and answers 202 at once; with `wait=true` it answers 200 when the sync has finished, with its outcome.",
+  params: NAME_PARAM,
+  querystring: { type: "object", properties: { wait: WAIT } },
+  response: { 200: SOURCE_VIEW, 202: SOURCE_VIEW, ...ERRORS, 409: ERR },
+};
+
+async function listSources(ctx: RouteContext, req: FastifyRequest) {
+  ctx.authorizer.authorize(req.principal, { kind: "manageSources" });
+  const [sources, status] = await Promise.all([ctx.store.listSources(), ctx.store.listStatus()]);
+  return {
+    sources: sources
+      .filter((s) => ctx.authorizer.resourceVisible(req.principal, claimsOf(s.config.claims)))
+      .map((s) => sourceView(s, status.get(s.name))),
+  };
+}
+
+async function getSource(ctx: RouteContext, req: FastifyRequest<Named>) {
+  const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
+  return sourceView(s, await ctx.store.getStatus(s.name));
+}
+
+/**
+ * Another tenant's data stays theirs: a location some source reads may be read by a new one
+ * only when the caller also manages that source.
+ */
+async function refuseForeignLocation(
+  ctx: RouteContext,
+  req: FastifyRequest,
+  name: string,
+  cfg: SourceConfig,
+): Promise<void> {
+  const key = locationKey(cfg, ctx.locations.baseDir);
+  if (key === undefined) return;
+  for (const other of await ctx.store.listSources()) {
+    if (other.name === name) continue;
+    const otherCfg = { ...(other.config as unknown as SourceConfig), name: other.name };
+    if (
+      locationKey(otherCfg, ctx.locations.baseDir) === key &&
+      !ctx.authorizer.resourceVisible(req.principal, claimsOf(other.config.claims))
+    ) {
+      fail(
+        "ERR_SOURCE_LOCATION_REFUSED",
+        "a source you do not manage reads this location; ask its administrator",
+      );
+    }
+  }
+}
+
+/** The rules checked again inside the store's transaction, against the sources there are. */
+function putGuard(name: string, kind: string) {
+  return (current: SourceRecord | undefined, all: SourceRecord[]): void => {
+    refuseConfigDefined(SOURCE, current, "change");
+    const other = all.find((s) => s.kind === "managed" && s.name !== name);
+    if (kind === "managed" && other !== undefined) {
+      // A conflict with the sources there are (409, as ToolHive answers), not a bad body.
+      fail(
+        "ERR_MANAGED_SOURCE_EXISTS",
+        `source "${other.name}" is already the managed source; at most one source is managed`,
+      );
+    }
+  };
+}
+
+async function putSource(
+  ctx: RouteContext,
+  req: FastifyRequest<PutRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { store, authorizer } = ctx;
+  const name = req.params.name;
+  // The role before the body: a caller without it costs no validation work.
+  authorizer.authorize(req.principal, { kind: "manageSources" });
+  const cfg = validateAdminBody("Source", req.body, name) as unknown as SourceConfig;
+  const claims = claimsOf(cfg.claims);
+  const existing = await store.getSource(name);
+  if (existing !== undefined) authorizeExisting(ctx, req.principal, SOURCE, existing);
+  authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
+  refuseConfigDefined(SOURCE, existing, "change");
+  const kind = sourceKind(cfg);
+  await checkLocation(cfg, ctx.locations.policy, ctx.locations.baseDir);
+  await refuseForeignLocation(ctx, req, name, cfg);
+  const { name: _n, ...config } = cfg;
+  // A concurrent PUT may have changed the sources since they were read above.
+  const { created } = await store.putSource(name, kind, config, "api", putGuard(name, kind));
+  await ctx.scheduler.reconcile();
+  const s = await store.getSource(name);
+  return reply
+    .code(created ? 201 : 200)
+    .send(sourceView(s as SourceRecord, await store.getStatus(name)));
+}
+
+async function deleteSource(
+  ctx: RouteContext,
+  req: FastifyRequest<Named>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
+  refuseConfigDefined(SOURCE, s, "remove");
+  await ctx.store.deleteSource(s.name);
+  await ctx.scheduler.reconcile();
+  return reply.code(204).send();
+}
+
+async function syncSource(
+  ctx: RouteContext,
+  req: FastifyRequest<SyncRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
+  if (s.kind === "managed") {
+    fail("ERR_SOURCE_NOT_SYNCED", `source "${s.name}" is managed: nothing to sync`);
+  }
+  const run = ctx.scheduler.trigger(s.name);
+  if (req.query.wait) {
+    const outcome = await run;
+    return reply.code(200).send({ ...sourceView(s, await ctx.store.getStatus(s.name)), outcome });
+  }
+  run.catch(() => undefined);
+  return reply.code(202).send(sourceView(s, await ctx.store.getStatus(s.name)));
+}
+
 export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {
-  const { store, scheduler, authorizer } = ctx;
-  const tags = ["admin"];
-
-  app.get(
-    "/v1/sources",
-    {
-      schema: {
-        tags,
-        summary: "List sources",
-        response: {
-          200: { type: "object", properties: { sources: { type: "array", items: SOURCE_VIEW } } },
-          ...ERRORS,
-        },
-      },
-    },
-    async (req) => {
-      authorizer.authorize(req.principal, { kind: "manageSources" });
-      const [sources, status] = await Promise.all([store.listSources(), store.listStatus()]);
-      return {
-        sources: sources
-          .filter((s) => authorizer.resourceVisible(req.principal, claimsOf(s.config.claims)))
-          .map((s) => sourceView(s, status.get(s.name))),
-      };
-    },
+  app.get("/v1/sources", { schema: LIST_SCHEMA }, (req) => listSources(ctx, req));
+  app.get<Named>("/v1/sources/:name", { schema: GET_SCHEMA }, (req) => getSource(ctx, req));
+  app.put<PutRoute>("/v1/sources/:name", { schema: PUT_SCHEMA }, (req, reply) =>
+    putSource(ctx, req, reply),
   );
-
-  app.get<{ Params: { name: string } }>(
-    "/v1/sources/:name",
-    {
-      schema: {
-        tags,
-        summary: "Get a source with its sync status",
-        params: NAME_PARAM,
-        response: { 200: SOURCE_VIEW, ...ERRORS },
-      },
-    },
-    async (req) => {
-      const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
-      return sourceView(s, await store.getStatus(s.name));
-    },
+  app.delete<Named>("/v1/sources/:name", { schema: DELETE_SCHEMA }, (req, reply) =>
+    deleteSource(ctx, req, reply),
   );
-
-  app.put<{ Params: { name: string }; Body: Record<string, unknown> }>(
-    "/v1/sources/:name",
-    {
-      schema: {
-        tags,
-        summary: "Create or replace a source",
-        description:
-          "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (409).",
-        params: NAME_PARAM,
-        body: { type: "object", additionalProperties: true },
-        response: { 200: SOURCE_VIEW, 201: SOURCE_VIEW, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
-      },
-    },
-    async (req, reply) => {
-      const name = req.params.name;
-      // The role before the body: a caller without it costs no validation work.
-      authorizer.authorize(req.principal, { kind: "manageSources" });
-      const cfg = validateAdminBody("Source", req.body, name) as unknown as SourceConfig;
-      const claims = claimsOf(cfg.claims);
-      const existing = await store.getSource(name);
-      if (existing !== undefined) authorizeExisting(ctx, req.principal, SOURCE, existing);
-      authorizer.authorize(req.principal, { kind: "manageSources", ...(claims ? { claims } : {}) });
-      refuseConfigDefined(SOURCE, existing, "change");
-      const kind = sourceKind(cfg);
-      await checkLocation(cfg, ctx.locations.policy, ctx.locations.baseDir);
-      // Another tenant's data stays theirs: a location some source reads may be read by a new
-      // one only when the caller also manages that source.
-      const key = locationKey(cfg, ctx.locations.baseDir);
-      if (key !== undefined) {
-        for (const other of await store.listSources()) {
-          if (other.name === name) continue;
-          const otherCfg = { ...(other.config as unknown as SourceConfig), name: other.name };
-          if (
-            locationKey(otherCfg, ctx.locations.baseDir) === key &&
-            !authorizer.resourceVisible(req.principal, claimsOf(other.config.claims))
-          ) {
-            fail(
-              "ERR_SOURCE_LOCATION_REFUSED",
-              "a source you do not manage reads this location; ask its administrator",
-            );
-          }
-        }
-      }
-      const { name: _n, ...config } = cfg;
-      // The rules again inside the store's transaction: a concurrent PUT may have changed the
-      // sources since they were read above.
-      const { created } = await store.putSource(name, kind, config, "api", (current, all) => {
-        refuseConfigDefined(SOURCE, current, "change");
-        const other = all.find((s) => s.kind === "managed" && s.name !== name);
-        if (kind === "managed" && other !== undefined) {
-          // A conflict with the sources there are (409, as ToolHive answers), not a bad body.
-          fail(
-            "ERR_MANAGED_SOURCE_EXISTS",
-            `source "${other.name}" is already the managed source; at most one source is managed`,
-          );
-        }
-      });
-      await scheduler.reconcile();
-      const s = await store.getSource(name);
-      return reply
-        .code(created ? 201 : 200)
-        .send(sourceView(s as SourceRecord, await store.getStatus(name)));
-    },
-  );
-
-  app.delete<{ Params: { name: string } }>(
-    "/v1/sources/:name",
-    {
-      schema: {
-        tags,
-        summary: "Delete a source and its entries",
-        params: NAME_PARAM,
-        response: { 204: { type: "null", description: "Deleted" }, ...ERRORS, 409: ERR },
-      },
-    },
-    async (req, reply) => {
-      const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
-      refuseConfigDefined(SOURCE, s, "remove");
-      await store.deleteSource(s.name);
-      await scheduler.reconcile();
-      return reply.code(204).send();
-    },
-  );
-
-  app.post<{ Params: { name: string }; Querystring: { wait: boolean } }>(
-    "/v1/sources/:name/sync",
-    {
-      schema: {
-        tags,
-        summary: "Sync a source now",
-        description:
-          "Starts a sync of a git, api, url or file source (joining one already running) and answers 202 at once; with `wait=true` it answers 200 when the sync has finished, with its outcome.",
-        params: NAME_PARAM,
-        querystring: { type: "object", properties: { wait: WAIT } },
-        response: { 200: SOURCE_VIEW, 202: SOURCE_VIEW, ...ERRORS, 409: ERR },
-      },
-    },
-    async (req, reply) => {
-      const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
-      if (s.kind === "managed") {
-        fail("ERR_SOURCE_NOT_SYNCED", `source "${s.name}" is managed: nothing to sync`);
-      }
-      const run = scheduler.trigger(s.name);
-      if (req.query.wait) {
-        const outcome = await run;
-        return reply.code(200).send({ ...sourceView(s, await store.getStatus(s.name)), outcome });
-      }
-      run.catch(() => undefined);
-      return reply.code(202).send(sourceView(s, await store.getStatus(s.name)));
-    },
+  app.post<SyncRoute>("/v1/sources/:name/sync", { schema: SYNC_SCHEMA }, (req, reply) =>
+    syncSource(ctx, req, reply),
   );
   done();
 };

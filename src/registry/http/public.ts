@@ -1,6 +1,6 @@
 // The public routes: liveness and readiness probes, version, Prometheus metrics and the
 // OpenAPI document of the whole server.
-import type { FastifyPluginCallback } from "fastify";
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { projectVersion } from "../../project.js";
 import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
@@ -15,152 +15,133 @@ export interface PublicOptions {
   firstSyncDeadlineMs?: number;
 }
 
-export const publicRoutes: FastifyPluginCallback<PublicOptions> = (app, opts, done) => {
-  const pub = { tags: ["public"] };
-  app.get(
-    "/health",
-    {
-      schema: {
-        ...pub,
-        summary: "Liveness probe",
-        response: {
-          200: { type: "object", properties: { status: { type: "string", const: "ok" } } },
-        },
+const pub = { tags: ["public"] };
+
+const OK = { type: "object", properties: { status: { type: "string", const: "ok" } } };
+
+const HEALTH_SCHEMA = { ...pub, summary: "Liveness probe", response: { 200: OK } };
+
+const OFFICIAL_HEALTH_SCHEMA = {
+  ...pub,
+  summary: "Liveness probe at the official registry's path",
+  response: { 200: OK },
+};
+
+const READINESS_SCHEMA = {
+  ...pub,
+  summary: "Readiness probe",
+  description:
+    "200 when the store answers and the synced sources have completed their first sync attempt after start-up (or the first-sync deadline has passed; sources created later do not close the gate again); else 503 with Retry-After. The reason is in the server's log, not in the answer.",
+  response: {
+    200: { type: "object", properties: { status: { type: "string", const: "ready" } } },
+    503: { type: "object", properties: { status: { type: "string", const: "not ready" } } },
+  },
+};
+
+const VERSION_SCHEMA = {
+  ...pub,
+  summary: "Version information",
+  response: {
+    200: {
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        version: { type: "string" },
+        node: { type: "string" },
+        store: { type: "string" },
       },
     },
-    () => Promise.resolve({ status: "ok" }),
-  );
-  // Where clients of the official registry probe its health; the same answer.
-  for (const [path, hide] of [
-    ["/v0.1/health", false],
-    ["/v0/health", true],
-  ] as const) {
-    app.get(
-      path,
-      {
-        schema: {
-          ...pub,
-          hide,
-          summary: "Liveness probe at the official registry's path",
-          response: {
-            200: { type: "object", properties: { status: { type: "string", const: "ok" } } },
-          },
-        },
-      },
-      () => Promise.resolve({ status: "ok" }),
-    );
-  }
+  },
+};
+
+const METRICS_SCHEMA = {
+  ...pub,
+  summary: "Prometheus metrics",
+  description:
+    "In oauth mode a token is needed unless auth.publicPaths lists /metrics (401 without).",
+  produces: ["text/plain"],
+  response: { 200: { type: "string" }, 401: { $ref: "Problem#" } },
+};
+
+const OPENAPI_SCHEMA = {
+  ...pub,
+  summary: "This API's OpenAPI 3.1 description",
+  response: { 200: { type: "object", additionalProperties: true } },
+};
+
+/**
+ * The readiness answer. The first-sync gate is for start-up only: once open it stays open, so
+ * a source created later through the admin API does not take a serving replica out of rotation.
+ */
+function readiness(opts: PublicOptions) {
   const startedAt = Date.now();
   const firstSyncDeadline = opts.firstSyncDeadlineMs ?? 120_000;
   let firstSyncsDone = false;
-  app.get(
-    "/readiness",
-    {
-      schema: {
-        ...pub,
-        summary: "Readiness probe",
-        description:
-          "200 when the store answers and the synced sources have completed their first sync attempt after start-up (or the first-sync deadline has passed; sources created later do not close the gate again); else 503 with Retry-After. The reason is in the server's log, not in the answer.",
-        response: {
-          200: { type: "object", properties: { status: { type: "string", const: "ready" } } },
-          503: { type: "object", properties: { status: { type: "string", const: "not ready" } } },
-        },
-      },
-    },
-    async (req, reply) => {
-      const notReady = (reason: string, err?: unknown) => {
-        req.log.warn({ err, reason }, "not ready");
-        return reply
-          .code(503)
-          .header("retry-after", RETRY_AFTER_SECONDS)
-          .header("cache-control", "no-store")
-          .send({ status: "not ready" });
-      };
-      try {
-        await opts.store.ping();
-      } catch (err) {
-        return notReady("store unreachable", err);
-      }
-      // The gate is for start-up only: once open it stays open, so a source created later
-      // through the admin API does not take a serving replica out of rotation.
-      if (!firstSyncsDone) {
-        if (!opts.scheduler.allAttempted() && Date.now() - startedAt < firstSyncDeadline) {
-          return notReady(`first sync pending: ${opts.scheduler.pending().join(", ")}`);
-        }
-        firstSyncsDone = true;
-      }
-      return { status: "ready" };
-    },
-  );
-  app.get(
-    "/version",
-    {
-      schema: {
-        ...pub,
-        summary: "Version information",
-        response: {
-          200: {
-            type: "object",
-            properties: {
-              name: { type: "string" },
-              version: { type: "string" },
-              node: { type: "string" },
-              store: { type: "string" },
-            },
-          },
-        },
-      },
-    },
-    () =>
-      Promise.resolve({
-        name: "mcpfleet-registry",
-        version: projectVersion(),
-        node: process.version,
-        store: opts.store.driver,
-      }),
-  );
-  app.get(
-    "/metrics",
-    {
-      schema: {
-        ...pub,
-        summary: "Prometheus metrics",
-        description:
-          "In oauth mode a token is needed unless auth.publicPaths lists /metrics (401 without).",
-        produces: ["text/plain"],
-        response: { 200: { type: "string" }, 401: { $ref: "Problem#" } },
-      },
-    },
-    async (_req, reply) => {
-      try {
-        const status = await opts.store.listStatus();
-        opts.metrics.entries.reset();
-        for (const [source, s] of status) opts.metrics.entries.set({ source }, s.entryCount);
-      } catch {
-        // The store is down: serve the other metrics anyway.
-      }
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const notReady = (reason: string, err?: unknown) => {
+      req.log.warn({ err, reason }, "not ready");
       return reply
-        .header("content-type", opts.metrics.registry.contentType)
-        .send(await opts.metrics.registry.metrics());
-    },
-  );
+        .code(503)
+        .header("retry-after", RETRY_AFTER_SECONDS)
+        .header("cache-control", "no-store")
+        .send({ status: "not ready" });
+    };
+    try {
+      await opts.store.ping();
+    } catch (err) {
+      return notReady("store unreachable", err);
+    }
+    if (!firstSyncsDone) {
+      if (!opts.scheduler.allAttempted() && Date.now() - startedAt < firstSyncDeadline) {
+        return notReady(`first sync pending: ${opts.scheduler.pending().join(", ")}`);
+      }
+      firstSyncsDone = true;
+    }
+    return { status: "ready" };
+  };
+}
+
+async function metrics(opts: PublicOptions, reply: FastifyReply): Promise<FastifyReply> {
+  try {
+    const status = await opts.store.listStatus();
+    opts.metrics.entries.reset();
+    for (const [source, s] of status) opts.metrics.entries.set({ source }, s.entryCount);
+  } catch {
+    // The store is down: serve the other metrics anyway.
+  }
+  return reply
+    .header("content-type", opts.metrics.registry.contentType)
+    .send(await opts.metrics.registry.metrics());
+}
+
+/** The server's OpenAPI document, built once on first request (every route exists by then). */
+function openApiDocument(app: FastifyInstance) {
   let openapi: string | undefined;
-  app.get(
-    "/openapi.json",
-    {
-      schema: {
-        ...pub,
-        summary: "This API's OpenAPI 3.1 description",
-        response: { 200: { type: "object", additionalProperties: true } },
-      },
-    },
-    async (_req, reply) => {
-      openapi ??= JSON.stringify(app.swagger());
-      return reply
-        .header("content-type", "application/json; charset=utf-8")
-        .header("cache-control", "public, max-age=300")
-        .send(openapi);
-    },
+  return async (_req: FastifyRequest, reply: FastifyReply) => {
+    openapi ??= JSON.stringify(app.swagger());
+    return reply
+      .header("content-type", "application/json; charset=utf-8")
+      .header("cache-control", "public, max-age=300")
+      .send(openapi);
+  };
+}
+
+export const publicRoutes: FastifyPluginCallback<PublicOptions> = (app, opts, done) => {
+  const ok = () => Promise.resolve({ status: "ok" });
+  app.get("/health", { schema: HEALTH_SCHEMA }, ok);
+  // Where clients of the official registry probe its health; the same answer.
+  app.get("/v0.1/health", { schema: { ...OFFICIAL_HEALTH_SCHEMA, hide: false } }, ok);
+  app.get("/v0/health", { schema: { ...OFFICIAL_HEALTH_SCHEMA, hide: true } }, ok);
+  app.get("/readiness", { schema: READINESS_SCHEMA }, readiness(opts));
+  app.get("/version", { schema: VERSION_SCHEMA }, () =>
+    Promise.resolve({
+      name: "mcpfleet-registry",
+      version: projectVersion(),
+      node: process.version,
+      store: opts.store.driver,
+    }),
   );
+  app.get("/metrics", { schema: METRICS_SCHEMA }, (_req, reply) => metrics(opts, reply));
+  app.get("/openapi.json", { schema: OPENAPI_SCHEMA }, openApiDocument(app));
   done();
 };

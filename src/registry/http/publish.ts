@@ -58,10 +58,13 @@ interface StatusBody {
   statusMessage?: string;
 }
 
-export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, opts, done) => {
-  const { store, authorizer } = opts;
-  const hide = opts.hide;
-  const tags = ["publish"];
+type VersionRoute = { Params: { name: string; version: string } };
+type VersionStatusRoute = VersionRoute & { Body: StatusBody };
+type ServerStatusRoute = { Params: { name: string }; Body: StatusBody };
+
+/** The route schemas, for a mount that is documented or hidden and names its registry or not. */
+function schemas(opts: RegistryApiOptions) {
+  const common = { hide: opts.hide, tags: ["publish"] };
   const registryParams = opts.registry === undefined ? REGISTRY_PARAM : {};
   const nameParams = {
     type: "object",
@@ -75,139 +78,156 @@ export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, op
       version: { type: "string", description: "One exact version." },
     },
   } as const;
+  return {
+    publish: {
+      ...common,
+      summary: "Publish a server version into the registry's managed source",
+      description:
+        "Answers 200 with the stored version, as the official registry does. Versions are immutable: publishing an existing version (also a deleted one) is refused with 409. The latest version is recomputed (semver order; pre-releases only when no release exists; never a deleted version). A document breaking the server.json rules is refused with 400 and a problem whose `errors` name each field.",
+      params: { type: "object", properties: registryParams },
+      body: PUBLISH_BODY,
+      response: { 200: ITEM, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
+    },
+    deleteVersion: {
+      ...common,
+      summary: "Delete a published server version",
+      description:
+        "Sets the version's status to `deleted` and answers 200 with it, as the official registry does: it leaves the listings (see include_deleted) and is never latest, the latest version is recomputed, and its version number is not published again. PATCH its status to `active` to restore it.",
+      params: versionParams,
+      response: { 200: ITEM, ...ERRORS, 409: ERR },
+    },
+    versionStatus: {
+      ...common,
+      summary: "Set the lifecycle status of one version",
+      description:
+        "`active`, `deprecated` (still served and installable; clients are told why in statusMessage) or `deleted` (hidden from listings, never latest). statusChangedAt records when.",
+      params: versionParams,
+      body: STATUS_BODY,
+      response: { 200: ITEM, ...ERRORS, 413: ERR, 415: ERR },
+    },
+    serverStatus: {
+      ...common,
+      summary: "Set the lifecycle status of every version of a server",
+      description: "As the one-version form, for all versions at once; answers with them all.",
+      params: nameParams,
+      body: STATUS_BODY,
+      response: { 200: LIST, ...ERRORS, 413: ERR, 415: ERR },
+    },
+  };
+}
 
-  /** The registry and its managed source, with the caller's right to write checked. */
-  async function managedOf(
-    req: FastifyRequest,
-  ): Promise<{ reg: RegistryRecord; managed: SourceRecord }> {
-    const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
-    // The role first, so a caller without it learns nothing about the registry's sources.
-    authorizer.authorize(req.principal, { kind: "manageEntries", registry: reg.name });
-    const managed = await managedSourceOf(opts, reg);
-    authorizeWrite(opts, req.principal, managed, reg.name);
-    return { reg, managed };
-  }
+/** The registry and its managed source, with the caller's right to write checked. */
+async function managedOf(
+  opts: RegistryApiOptions,
+  req: FastifyRequest,
+): Promise<{ reg: RegistryRecord; managed: SourceRecord }> {
+  const reg = await readableRegistry(opts, req.principal, registryParam(opts, req.params));
+  // The role first, so a caller without it learns nothing about the registry's sources.
+  opts.authorizer.authorize(req.principal, { kind: "manageEntries", registry: reg.name });
+  const managed = await managedSourceOf(opts, reg);
+  authorizeWrite(opts, req.principal, managed, reg.name);
+  return { reg, managed };
+}
 
-  const sendItem = (reply: FastifyReply, e: StoredEntry) =>
-    reply
-      .code(200)
-      .header("content-type", "application/json; charset=utf-8")
-      .send(JSON.stringify(itemOf(e)));
+function sendItem(reply: FastifyReply, e: StoredEntry): FastifyReply {
+  return reply
+    .code(200)
+    .header("content-type", "application/json; charset=utf-8")
+    .send(JSON.stringify(itemOf(e)));
+}
 
+async function publish(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<{ Body: Record<string, unknown> }>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { reg, managed } = await managedOf(opts, req);
+  const entry = publishedEntry(req.body, opts.maxMetaSize, { requireSchema: true });
+  const stored = await publishInto(opts, req.principal, managed, entry, reg.name);
+  return sendItem(
+    reply.header(
+      "location",
+      `/${reg.name}/v0.1/servers/${encodeURIComponent(stored.name)}/versions/${encodeURIComponent(stored.version)}`,
+    ),
+    stored,
+  );
+}
+
+async function deleteVersion(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<VersionRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { reg, managed } = await managedOf(opts, req);
+  const { name, version } = req.params;
+  await manageableVersions(opts, req.principal, managed, name, version, reg.name);
+  const [changed] = await opts.store.setVersionStatus(managed.name, name, version, "deleted");
+  if (changed === undefined) fail("ERR_VERSION_NOT_FOUND", `${name} has no version ${version}`);
+  return sendItem(reply, changed);
+}
+
+async function setVersionStatus(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<VersionStatusRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { reg, managed } = await managedOf(opts, req);
+  const { name, version } = req.params;
+  await manageableVersions(opts, req.principal, managed, name, version, reg.name);
+  const [changed] = await opts.store.setVersionStatus(
+    managed.name,
+    name,
+    version,
+    req.body.status,
+    req.body.statusMessage,
+  );
+  if (changed === undefined) fail("ERR_VERSION_NOT_FOUND", `${name} has no version ${version}`);
+  return sendItem(reply, changed);
+}
+
+async function setServerStatus(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<ServerStatusRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { reg, managed } = await managedOf(opts, req);
+  const { name } = req.params;
+  await manageableVersions(opts, req.principal, managed, name, undefined, reg.name);
+  const changed = await opts.store.setVersionStatus(
+    managed.name,
+    name,
+    "all",
+    req.body.status,
+    req.body.statusMessage,
+  );
+  return reply
+    .header("content-type", "application/json; charset=utf-8")
+    .send(JSON.stringify({ servers: changed.map(itemOf), metadata: { count: changed.length } }));
+}
+
+export const publishRoutes: FastifyPluginCallback<RegistryApiOptions> = (app, opts, done) => {
+  const schema = schemas(opts);
   app.post<{ Body: Record<string, unknown> }>(
     "/publish",
-    {
-      // The handler checks the body against the server.json rules and names every offending
-      // field; the schema's own verdict would name only the first.
-      attachValidation: true,
-      schema: {
-        hide,
-        tags,
-        summary: "Publish a server version into the registry's managed source",
-        description:
-          "Answers 200 with the stored version, as the official registry does. Versions are immutable: publishing an existing version (also a deleted one) is refused with 409. The latest version is recomputed (semver order; pre-releases only when no release exists; never a deleted version). A document breaking the server.json rules is refused with 400 and a problem whose `errors` name each field.",
-        params: { type: "object", properties: registryParams },
-        body: PUBLISH_BODY,
-        response: { 200: ITEM, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
-      },
-    },
-    async (req, reply) => {
-      const { reg, managed } = await managedOf(req);
-      const entry = publishedEntry(req.body, opts.maxMetaSize, { requireSchema: true });
-      const stored = await publishInto(opts, req.principal, managed, entry, reg.name);
-      return sendItem(
-        reply.header(
-          "location",
-          `/${reg.name}/v0.1/servers/${encodeURIComponent(stored.name)}/versions/${encodeURIComponent(stored.version)}`,
-        ),
-        stored,
-      );
-    },
+    // The handler checks the body against the server.json rules and names every offending
+    // field; the schema's own verdict would name only the first.
+    { attachValidation: true, schema: schema.publish },
+    (req, reply) => publish(opts, req, reply),
   );
-
-  app.delete<{ Params: { name: string; version: string } }>(
+  app.delete<VersionRoute>(
     "/servers/:name/versions/:version",
-    {
-      schema: {
-        hide,
-        tags,
-        summary: "Delete a published server version",
-        description:
-          "Sets the version's status to `deleted` and answers 200 with it, as the official registry does: it leaves the listings (see include_deleted) and is never latest, the latest version is recomputed, and its version number is not published again. PATCH its status to `active` to restore it.",
-        params: versionParams,
-        response: { 200: ITEM, ...ERRORS, 409: ERR },
-      },
-    },
-    async (req, reply) => {
-      const { reg, managed } = await managedOf(req);
-      const { name, version } = req.params;
-      await manageableVersions(opts, req.principal, managed, name, version, reg.name);
-      const [changed] = await store.setVersionStatus(managed.name, name, version, "deleted");
-      if (changed === undefined) fail("ERR_VERSION_NOT_FOUND", `${name} has no version ${version}`);
-      return sendItem(reply, changed);
-    },
+    { schema: schema.deleteVersion },
+    (req, reply) => deleteVersion(opts, req, reply),
   );
-
-  app.patch<{ Params: { name: string; version: string }; Body: StatusBody }>(
+  app.patch<VersionStatusRoute>(
     "/servers/:name/versions/:version/status",
-    {
-      schema: {
-        hide,
-        tags,
-        summary: "Set the lifecycle status of one version",
-        description:
-          "`active`, `deprecated` (still served and installable; clients are told why in statusMessage) or `deleted` (hidden from listings, never latest). statusChangedAt records when.",
-        params: versionParams,
-        body: STATUS_BODY,
-        response: { 200: ITEM, ...ERRORS, 413: ERR, 415: ERR },
-      },
-    },
-    async (req, reply) => {
-      const { reg, managed } = await managedOf(req);
-      const { name, version } = req.params;
-      await manageableVersions(opts, req.principal, managed, name, version, reg.name);
-      const [changed] = await store.setVersionStatus(
-        managed.name,
-        name,
-        version,
-        req.body.status,
-        req.body.statusMessage,
-      );
-      if (changed === undefined) fail("ERR_VERSION_NOT_FOUND", `${name} has no version ${version}`);
-      return sendItem(reply, changed);
-    },
+    { schema: schema.versionStatus },
+    (req, reply) => setVersionStatus(opts, req, reply),
   );
-
-  app.patch<{ Params: { name: string }; Body: StatusBody }>(
+  app.patch<ServerStatusRoute>(
     "/servers/:name/status",
-    {
-      schema: {
-        hide,
-        tags,
-        summary: "Set the lifecycle status of every version of a server",
-        description: "As the one-version form, for all versions at once; answers with them all.",
-        params: nameParams,
-        body: STATUS_BODY,
-        response: { 200: LIST, ...ERRORS, 413: ERR, 415: ERR },
-      },
-    },
-    async (req, reply) => {
-      const { reg, managed } = await managedOf(req);
-      const { name } = req.params;
-      await manageableVersions(opts, req.principal, managed, name, undefined, reg.name);
-      const changed = await store.setVersionStatus(
-        managed.name,
-        name,
-        "all",
-        req.body.status,
-        req.body.statusMessage,
-      );
-      return reply
-        .header("content-type", "application/json; charset=utf-8")
-        .send(
-          JSON.stringify({ servers: changed.map(itemOf), metadata: { count: changed.length } }),
-        );
-    },
+    { schema: schema.serverStatus },
+    (req, reply) => setServerStatus(opts, req, reply),
   );
   done();
 };
