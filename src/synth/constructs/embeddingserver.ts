@@ -54,48 +54,36 @@ export const embeddingServerName = (name: string): string => shorten(name, STATE
 
 /** In-cluster base URL of an EmbeddingServer's Service. */
 export function embeddingServerUrl(es: Resource<"EmbeddingServer">): string {
-  const port = es.spec?.port ?? 8080;
+  const port = es.spec?.port ?? DEFAULT_EMBEDDING_PORT;
   return `http://${embeddingServerName(es.metadata.name)}.${es.metadata.namespace}.svc.cluster.local:${port}`;
 }
 
-/**
- * Renders an EmbeddingServer: StatefulSet and Service `<n>`, container `embedding` running the
- * inference server with `--model-id <model> --port <port>`, models cached on a volume claim
- * `model-cache` per replica when `modelCache` is enabled.
- */
-export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
-  scope,
-  resource,
-  context,
-) => {
-  const spec = resource.spec ?? {};
-  const name = resource.metadata.name;
-  const objectName = embeddingServerName(name);
-  const labels = embeddingLabels(name);
-  const selector = labels;
-  const model = spec.model ?? DEFAULT_EMBEDDING_MODEL;
-  const port = spec.port ?? DEFAULT_EMBEDDING_PORT;
-  const cache = spec.modelCache !== undefined && spec.modelCache.enabled !== false;
+type Spec = NonNullable<Resource<"EmbeddingServer">["spec"]>;
+type Metadata = { labels?: Record<string, string>; annotations?: Record<string, string> };
 
+/** The server's environment: the model, its cache, the Hugging Face token; spec.env wins by name. */
+function embeddingEnv(spec: Spec, model: string): EnvVar[] {
   const env: EnvVar[] = [
     { name: "MODEL_ID", value: model },
     { name: "RUST_LOG", value: "info" },
   ];
   if (spec.hfTokenSecretRef !== undefined) env.push(secretEnv("HF_TOKEN", spec.hfTokenSecretRef));
   env.push({ name: "HF_HOME", value: MODEL_CACHE_PATH });
-  const userEnv = literalEnv(spec.env);
-  for (const e of userEnv) {
+  for (const e of literalEnv(spec.env)) {
     const i = env.findIndex((x) => x.name === e.name);
     if (i === -1) env.push(e);
     else env[i] = e;
   }
+  return env;
+}
 
-  const container: Container = {
+function embeddingContainer(spec: Spec, image: string, model: string, port: number): Container {
+  return {
     name: EMBEDDING_CONTAINER,
-    image: spec.image ?? context.options.embeddingImage,
+    image: spec.image ?? image,
     imagePullPolicy: spec.imagePullPolicy ?? "IfNotPresent",
     args: ["--model-id", model, "--port", String(port), ...(spec.args ?? [])],
-    env,
+    env: embeddingEnv(spec, model),
     ports: [{ name: "http", containerPort: port, protocol: "TCP" }],
     resources: (spec.resources as Container["resources"] | undefined) ?? EMBEDDING_RESOURCES,
     volumeMounts: [{ name: "model-cache", mountPath: MODEL_CACHE_PATH }],
@@ -114,42 +102,16 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
     // The server writes outside HF_HOME at run time, so the root file system stays writable.
     securityContext: restrictedContainer({ readOnlyRootFilesystem: false }),
   };
-  const base: PodTemplate = {
-    metadata: { labels },
-    spec: {
-      // The image's default user is root; any other user works, and fsGroup lets it write the cache.
-      securityContext: restrictedPod({
-        runAsUser: EMBEDDING_UID,
-        runAsGroup: EMBEDDING_UID,
-        fsGroup: EMBEDDING_UID,
-      }),
-      containers: [container],
-      ...(cache ? {} : { volumes: [{ name: "model-cache", emptyDir: {} }] }),
-    },
-  };
-  const podTemplate = mergePodTemplate(base, spec.podTemplateSpec, EMBEDDING_CONTAINER);
-  const overrides = spec.resourceOverrides;
-  const setMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {
-    labels: { ...labels },
-  };
-  const serviceMeta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {
-    labels: { ...labels },
-  };
-  applyResourceOverrides(
-    { deployment: setMeta, podTemplate, service: serviceMeta, proxyContainer: EMBEDDING_CONTAINER },
-    {
-      ...(overrides?.statefulSet !== undefined ? { proxyDeployment: overrides.statefulSet } : {}),
-      ...(overrides?.service !== undefined ? { proxyService: overrides.service } : {}),
-    },
-  );
+}
 
-  const claims: KubeObject[] = [];
-  if (cache) {
-    const c = spec.modelCache ?? {};
-    const pvcOverrides = overrides?.persistentVolumeClaim;
-    const pvcLabels = mergeMaps(pvcOverrides?.labels, labels);
-    const pvcAnnotations = mergeMaps(undefined, pvcOverrides?.annotations);
-    claims.push({
+/** The model cache: one claim per replica when enabled, else an emptyDir in the pod. */
+function modelCacheClaims(spec: Spec, labels: Record<string, string>): KubeObject[] {
+  const c = spec.modelCache ?? {};
+  const pvcOverrides = spec.resourceOverrides?.persistentVolumeClaim;
+  const pvcLabels = mergeMaps(pvcOverrides?.labels, labels);
+  const pvcAnnotations = mergeMaps(undefined, pvcOverrides?.annotations);
+  return [
+    {
       apiVersion: "v1",
       kind: "PersistentVolumeClaim",
       metadata: {
@@ -164,16 +126,69 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
           : {}),
         resources: { requests: { storage: c.size ?? "10Gi" } },
       },
-    });
-  }
+    },
+  ];
+}
 
+/** The pod template, with spec.podTemplateSpec merged in. */
+function embeddingPodTemplate(
+  spec: Spec,
+  container: Container,
+  labels: Record<string, string>,
+  cache: boolean,
+): PodTemplate {
+  const base: PodTemplate = {
+    metadata: { labels },
+    spec: {
+      // The image's default user is root; any other user works, and fsGroup lets it write the cache.
+      securityContext: restrictedPod({
+        runAsUser: EMBEDDING_UID,
+        runAsGroup: EMBEDDING_UID,
+        fsGroup: EMBEDDING_UID,
+      }),
+      containers: [container],
+      ...(cache ? {} : { volumes: [{ name: "model-cache", emptyDir: {} }] }),
+    },
+  };
+  return mergePodTemplate(base, spec.podTemplateSpec, EMBEDDING_CONTAINER);
+}
+
+/**
+ * Renders an EmbeddingServer: StatefulSet and Service `<n>`, container `embedding` running the
+ * inference server with `--model-id <model> --port <port>`, models cached on a volume claim
+ * `model-cache` per replica when `modelCache` is enabled.
+ */
+export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
+  scope,
+  resource,
+  context,
+) => {
+  const spec = resource.spec ?? {};
+  const objectName = embeddingServerName(resource.metadata.name);
+  const labels = embeddingLabels(resource.metadata.name);
+  const model = spec.model ?? DEFAULT_EMBEDDING_MODEL;
+  const port = spec.port ?? DEFAULT_EMBEDDING_PORT;
+  const cache = spec.modelCache !== undefined && spec.modelCache.enabled !== false;
+  const container = embeddingContainer(spec, context.options.embeddingImage, model, port);
+  const podTemplate = embeddingPodTemplate(spec, container, labels, cache);
+  const overrides = spec.resourceOverrides;
+  const setMeta: Metadata = { labels: { ...labels } };
+  const serviceMeta: Metadata = { labels: { ...labels } };
+  applyResourceOverrides(
+    { deployment: setMeta, podTemplate, service: serviceMeta, proxyContainer: EMBEDDING_CONTAINER },
+    {
+      ...(overrides?.statefulSet !== undefined ? { proxyDeployment: overrides.statefulSet } : {}),
+      ...(overrides?.service !== undefined ? { proxyService: overrides.service } : {}),
+    },
+  );
+  const claims = cache ? modelCacheClaims(spec, labels) : [];
   emit(scope, resource, {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name: objectName, ...serviceMeta },
     spec: {
       type: "ClusterIP",
-      selector,
+      selector: labels,
       ports: [{ name: "http", port, targetPort: port, protocol: "TCP" }],
     },
   });
@@ -186,7 +201,7 @@ export const renderEmbeddingServer: KindRenderer<"EmbeddingServer"> = (
       // podManagementPolicy stays the default, as the reference operator leaves it: it cannot
       // change on an existing StatefulSet, so another value would block adopting its objects.
       serviceName: objectName,
-      selector: { matchLabels: selector },
+      selector: { matchLabels: labels },
       template: podTemplate,
       ...(claims.length > 0 ? { volumeClaimTemplates: claims } : {}),
     },
