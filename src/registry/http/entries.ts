@@ -2,7 +2,7 @@
 // delete a published version, read and change the claims of a published name, and list the
 // entries of a source or of a registry. Only `server` entries are kept here (skills and plugins
 // are ToolHive extensions this server does not serve).
-import type { FastifyPluginCallback, FastifyRequest } from "fastify";
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import type { Claims } from "../config/types.js";
 import { entryClaimsOf, publishedEntry } from "../formats/publish.js";
 import type { StoredEntry } from "../store/store.js";
@@ -118,216 +118,237 @@ async function allEntries(ctx: RouteContext, sources: string[]): Promise<StoredE
   }
 }
 
+const tags = ["entries"];
+
+type PublishRoute = {
+  Body: { server?: unknown; claims?: unknown; skill?: unknown; plugin?: unknown };
+};
+type EntryNameRoute = { Params: { type: string; name: string } };
+type EntryVersionRoute = { Params: { type: string; name: string; version: string } };
+type ClaimsRoute = EntryNameRoute & { Body: { claims: Claims } };
+type Named = { Params: { name: string } };
+
+const PUBLISH_SCHEMA = {
+  tags,
+  summary: "Publish a server version into the managed source",
+  description:
+    "ToolHive's form of publish: `server` is a server.json (the same rules as the official publish), `claims` the entry's claims. Answers 201 with the server.json as stored (ToolHive's answer). A publisher whose claims do not cover the managed source's claims is refused (403).",
+  body: {
+    type: "object",
+    properties: {
+      server: { type: "object", additionalProperties: true },
+      claims: CLAIMS,
+    },
+    additionalProperties: true,
+  },
+  response: {
+    201: { type: "object", additionalProperties: true, description: "The server.json." },
+    ...ERRORS,
+    409: ERR,
+    413: ERR,
+    415: ERR,
+  },
+};
+
+const DELETE_SCHEMA = {
+  tags,
+  summary: "Remove a published version",
+  description:
+    "Removes the version from the managed source for good (its number may be published again); the official API's DELETE marks it deleted instead.",
+  params: ENTRY_PARAMS,
+  response: { 204: { type: "null", description: "Removed" }, ...ERRORS },
+};
+
+const GET_CLAIMS_SCHEMA = {
+  tags,
+  summary: "Read the claims of a published name",
+  description: "The claims every version of the name carries.",
+  params: ENTRY_PARAMS,
+  response: {
+    200: {
+      type: "object",
+      properties: { claims: { type: "object", additionalProperties: true } },
+    },
+    ...ERRORS,
+  },
+};
+
+const PUT_CLAIMS_SCHEMA = {
+  tags,
+  summary: "Change the claims of a published name",
+  description:
+    "Every version of the name takes the new claims. The caller's claims must cover the old claims and the new ones.",
+  params: ENTRY_PARAMS,
+  body: {
+    type: "object",
+    required: ["claims"],
+    properties: { claims: CLAIMS },
+    additionalProperties: false,
+  },
+  response: { 204: { type: "null", description: "Changed" }, ...ERRORS, 413: ERR, 415: ERR },
+};
+
+const SOURCE_ENTRIES_SCHEMA = {
+  tags,
+  summary: "List the entries of a source",
+  description: "Each name once, with its claims and versions (deleted ones too).",
+  params: NAME_PARAM,
+  response: { 200: SOURCE_ENTRIES, ...ERRORS },
+};
+
+const REGISTRY_ENTRIES_SCHEMA = {
+  tags,
+  summary: "List the entries of a registry",
+  description:
+    "Every version the registry serves, with the source it comes from and that source's position in the registry.",
+  params: NAME_PARAM,
+  response: { 200: REGISTRY_ENTRIES, ...ERRORS },
+};
+
+function visible(ctx: RouteContext, req: FastifyRequest, list: StoredEntry[]): StoredEntry[] {
+  return list.filter((e) => ctx.authorizer.entryVisible(req.principal, e.claims));
+}
+
+/** The server.json of a ToolHive publish body (with the entry's claims), or its refusal. */
+function serverOfBody(body: Record<string, unknown> | null): Record<string, unknown> {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    fail("ERR_INVALID_ENTRY", "the body must be a JSON object");
+  }
+  if (body.skill !== undefined || body.plugin !== undefined) {
+    fail("ERR_INVALID_ENTRY", "only server entries are kept here, not skills or plugins");
+  }
+  if (body.server === null || typeof body.server !== "object" || Array.isArray(body.server)) {
+    fail("ERR_INVALID_ENTRY", "give the entry as `server` (a server.json object)");
+  }
+  return {
+    ...(body.server as Record<string, unknown>),
+    ...(body.claims !== undefined ? { claims: body.claims } : {}),
+  };
+}
+
+async function publishEntry(
+  ctx: RouteContext,
+  req: FastifyRequest<PublishRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  ctx.authorizer.authorize(req.principal, { kind: "manageEntries" });
+  const server = serverOfBody(req.body);
+  const managed = await serverManagedSource(ctx);
+  const entry = publishedEntry(server, ctx.maxMetaSize);
+  const stored = await publishInto(ctx, req.principal, managed, entry);
+  // ToolHive answers with the server.json as stored; the official publish, with the item.
+  return reply
+    .code(201)
+    .header("content-type", "application/json; charset=utf-8")
+    .send(JSON.stringify(stored.server));
+}
+
+async function deleteEntryVersion(
+  ctx: RouteContext,
+  req: FastifyRequest<EntryVersionRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  ctx.authorizer.authorize(req.principal, { kind: "manageEntries" });
+  serverType(req.params.type);
+  const managed = await serverManagedSource(ctx);
+  const { name, version } = req.params;
+  await manageableVersions(ctx, req.principal, managed, name, version);
+  if (!(await ctx.store.deleteVersion(managed.name, name, version))) {
+    fail("ERR_VERSION_NOT_FOUND", `the managed source has no ${name} version ${version}`);
+  }
+  return reply.code(204).send();
+}
+
+async function getEntryClaims(ctx: RouteContext, req: FastifyRequest<EntryNameRoute>) {
+  ctx.authorizer.authorize(req.principal, { kind: "manageEntries" });
+  serverType(req.params.type);
+  const managed = await serverManagedSource(ctx);
+  const [first] = await manageableVersions(ctx, req.principal, managed, req.params.name);
+  return { claims: first?.claims ?? {} };
+}
+
+async function putEntryClaims(
+  ctx: RouteContext,
+  req: FastifyRequest<ClaimsRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  ctx.authorizer.authorize(req.principal, { kind: "manageEntries" });
+  serverType(req.params.type);
+  const managed = await serverManagedSource(ctx);
+  await manageableVersions(ctx, req.principal, managed, req.params.name);
+  const claims = entryClaimsOf(req.body.claims);
+  authorizeWrite(ctx, req.principal, managed, undefined, claims);
+  await ctx.store.setEntryClaims(managed.name, req.params.name, claims);
+  return reply.code(204).send();
+}
+
+async function sourceEntries(ctx: RouteContext, req: FastifyRequest<Named>) {
+  const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
+  const byName = new Map<string, StoredEntry[]>();
+  for (const e of visible(ctx, req, await allEntries(ctx, [s.name]))) {
+    byName.set(e.name, [...(byName.get(e.name) ?? []), e]);
+  }
+  return {
+    entries: [...byName].map(([name, versions]) => ({
+      name,
+      entryType: "MCP",
+      // No claims: no key, as ToolHive answers.
+      ...(Object.keys(versions[0]?.claims ?? {}).length > 0 ? { claims: versions[0]?.claims } : {}),
+      versions: versions.map((v) => ({
+        version: v.version,
+        ...titleAndDescription(v),
+        createdAt: v.publishedAt,
+        status: v.status,
+        isLatest: v.isLatest,
+        publishedAt: v.publishedAt,
+        updatedAt: v.updatedAt,
+      })),
+    })),
+  };
+}
+
+async function registryEntries(ctx: RouteContext, req: FastifyRequest<Named>) {
+  const r = await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name);
+  const reg = await ctx.views.registry(r.name);
+  const sources = reg?.sources ?? r.sources;
+  return {
+    entries: visible(ctx, req, await allEntries(ctx, sources)).map((e) => ({
+      name: e.name,
+      version: e.version,
+      entryType: "MCP",
+      ...titleAndDescription(e),
+      sourceName: e.source,
+      position: r.sources.indexOf(e.source),
+      createdAt: e.publishedAt,
+      updatedAt: e.updatedAt,
+    })),
+  };
+}
+
 export const entryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {
-  const { store, authorizer } = ctx;
-  const tags = ["entries"];
-  const visible = (req: FastifyRequest, list: StoredEntry[]) =>
-    list.filter((e) => authorizer.entryVisible(req.principal, e.claims));
-
-  app.post<{ Body: { server?: unknown; claims?: unknown; skill?: unknown; plugin?: unknown } }>(
+  app.post<PublishRoute>(
     "/v1/entries",
-    {
-      attachValidation: true,
-      schema: {
-        tags,
-        summary: "Publish a server version into the managed source",
-        description:
-          "ToolHive's form of publish: `server` is a server.json (the same rules as the official publish), `claims` the entry's claims. Answers 201 with the server.json as stored (ToolHive's answer). A publisher whose claims do not cover the managed source's claims is refused (403).",
-        body: {
-          type: "object",
-          properties: {
-            server: { type: "object", additionalProperties: true },
-            claims: CLAIMS,
-          },
-          additionalProperties: true,
-        },
-        response: {
-          201: { type: "object", additionalProperties: true, description: "The server.json." },
-          ...ERRORS,
-          409: ERR,
-          413: ERR,
-          415: ERR,
-        },
-      },
-    },
-    async (req, reply) => {
-      authorizer.authorize(req.principal, { kind: "manageEntries" });
-      const body = req.body as Record<string, unknown> | null;
-      if (body === null || typeof body !== "object" || Array.isArray(body)) {
-        fail("ERR_INVALID_ENTRY", "the body must be a JSON object");
-      }
-      if (body.skill !== undefined || body.plugin !== undefined) {
-        fail("ERR_INVALID_ENTRY", "only server entries are kept here, not skills or plugins");
-      }
-      if (body.server === null || typeof body.server !== "object" || Array.isArray(body.server)) {
-        fail("ERR_INVALID_ENTRY", "give the entry as `server` (a server.json object)");
-      }
-      const managed = await serverManagedSource(ctx);
-      const entry = publishedEntry(
-        {
-          ...(body.server as Record<string, unknown>),
-          ...(body.claims !== undefined ? { claims: body.claims } : {}),
-        },
-        ctx.maxMetaSize,
-      );
-      const stored = await publishInto(ctx, req.principal, managed, entry);
-      // ToolHive answers with the server.json as stored; the official publish, with the item.
-      return reply
-        .code(201)
-        .header("content-type", "application/json; charset=utf-8")
-        .send(JSON.stringify(stored.server));
-    },
+    { attachValidation: true, schema: PUBLISH_SCHEMA },
+    (req, reply) => publishEntry(ctx, req, reply),
   );
-
-  app.delete<{ Params: { type: string; name: string; version: string } }>(
+  app.delete<EntryVersionRoute>(
     "/v1/entries/:type/:name/versions/:version",
-    {
-      schema: {
-        tags,
-        summary: "Remove a published version",
-        description:
-          "Removes the version from the managed source for good (its number may be published again); the official API's DELETE marks it deleted instead.",
-        params: ENTRY_PARAMS,
-        response: { 204: { type: "null", description: "Removed" }, ...ERRORS },
-      },
-    },
-    async (req, reply) => {
-      authorizer.authorize(req.principal, { kind: "manageEntries" });
-      serverType(req.params.type);
-      const managed = await serverManagedSource(ctx);
-      const { name, version } = req.params;
-      await manageableVersions(ctx, req.principal, managed, name, version);
-      if (!(await store.deleteVersion(managed.name, name, version))) {
-        fail("ERR_VERSION_NOT_FOUND", `the managed source has no ${name} version ${version}`);
-      }
-      return reply.code(204).send();
-    },
+    { schema: DELETE_SCHEMA },
+    (req, reply) => deleteEntryVersion(ctx, req, reply),
   );
-
-  app.get<{ Params: { type: string; name: string } }>(
+  app.get<EntryNameRoute>("/v1/entries/:type/:name/claims", { schema: GET_CLAIMS_SCHEMA }, (req) =>
+    getEntryClaims(ctx, req),
+  );
+  app.put<ClaimsRoute>(
     "/v1/entries/:type/:name/claims",
-    {
-      schema: {
-        tags,
-        summary: "Read the claims of a published name",
-        description: "The claims every version of the name carries.",
-        params: ENTRY_PARAMS,
-        response: {
-          200: {
-            type: "object",
-            properties: { claims: { type: "object", additionalProperties: true } },
-          },
-          ...ERRORS,
-        },
-      },
-    },
-    async (req) => {
-      authorizer.authorize(req.principal, { kind: "manageEntries" });
-      serverType(req.params.type);
-      const managed = await serverManagedSource(ctx);
-      const [first] = await manageableVersions(ctx, req.principal, managed, req.params.name);
-      return { claims: first?.claims ?? {} };
-    },
+    { schema: PUT_CLAIMS_SCHEMA },
+    (req, reply) => putEntryClaims(ctx, req, reply),
   );
-
-  app.put<{ Params: { type: string; name: string }; Body: { claims: Claims } }>(
-    "/v1/entries/:type/:name/claims",
-    {
-      schema: {
-        tags,
-        summary: "Change the claims of a published name",
-        description:
-          "Every version of the name takes the new claims. The caller's claims must cover the old claims and the new ones.",
-        params: ENTRY_PARAMS,
-        body: {
-          type: "object",
-          required: ["claims"],
-          properties: { claims: CLAIMS },
-          additionalProperties: false,
-        },
-        response: { 204: { type: "null", description: "Changed" }, ...ERRORS, 413: ERR, 415: ERR },
-      },
-    },
-    async (req, reply) => {
-      authorizer.authorize(req.principal, { kind: "manageEntries" });
-      serverType(req.params.type);
-      const managed = await serverManagedSource(ctx);
-      await manageableVersions(ctx, req.principal, managed, req.params.name);
-      const claims = entryClaimsOf(req.body.claims);
-      authorizeWrite(ctx, req.principal, managed, undefined, claims);
-      await store.setEntryClaims(managed.name, req.params.name, claims);
-      return reply.code(204).send();
-    },
+  app.get<Named>("/v1/sources/:name/entries", { schema: SOURCE_ENTRIES_SCHEMA }, (req) =>
+    sourceEntries(ctx, req),
   );
-
-  app.get<{ Params: { name: string } }>(
-    "/v1/sources/:name/entries",
-    {
-      schema: {
-        tags,
-        summary: "List the entries of a source",
-        description: "Each name once, with its claims and versions (deleted ones too).",
-        params: NAME_PARAM,
-        response: { 200: SOURCE_ENTRIES, ...ERRORS },
-      },
-    },
-    async (req) => {
-      const s = await loadAuthorized(ctx, req.principal, SOURCE, req.params.name);
-      const byName = new Map<string, StoredEntry[]>();
-      for (const e of visible(req, await allEntries(ctx, [s.name]))) {
-        byName.set(e.name, [...(byName.get(e.name) ?? []), e]);
-      }
-      return {
-        entries: [...byName].map(([name, versions]) => ({
-          name,
-          entryType: "MCP",
-          // No claims: no key, as ToolHive answers.
-          ...(Object.keys(versions[0]?.claims ?? {}).length > 0
-            ? { claims: versions[0]?.claims }
-            : {}),
-          versions: versions.map((v) => ({
-            version: v.version,
-            ...titleAndDescription(v),
-            createdAt: v.publishedAt,
-            status: v.status,
-            isLatest: v.isLatest,
-            publishedAt: v.publishedAt,
-            updatedAt: v.updatedAt,
-          })),
-        })),
-      };
-    },
-  );
-
-  app.get<{ Params: { name: string } }>(
-    "/v1/registries/:name/entries",
-    {
-      schema: {
-        tags,
-        summary: "List the entries of a registry",
-        description:
-          "Every version the registry serves, with the source it comes from and that source's position in the registry.",
-        params: NAME_PARAM,
-        response: { 200: REGISTRY_ENTRIES, ...ERRORS },
-      },
-    },
-    async (req) => {
-      const r = await loadAuthorized(ctx, req.principal, REGISTRY, req.params.name);
-      const reg = await ctx.views.registry(r.name);
-      const sources = reg?.sources ?? r.sources;
-      return {
-        entries: visible(req, await allEntries(ctx, sources)).map((e) => ({
-          name: e.name,
-          version: e.version,
-          entryType: "MCP",
-          ...titleAndDescription(e),
-          sourceName: e.source,
-          position: r.sources.indexOf(e.source),
-          createdAt: e.publishedAt,
-          updatedAt: e.updatedAt,
-        })),
-      };
-    },
+  app.get<Named>("/v1/registries/:name/entries", { schema: REGISTRY_ENTRIES_SCHEMA }, (req) =>
+    registryEntries(ctx, req),
   );
   done();
 };
