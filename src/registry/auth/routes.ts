@@ -1,6 +1,6 @@
 // The HTTP side of authentication: RFC 9728 discovery, GET /v1/me, and the WWW-Authenticate
 // challenge on every 401.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { McpfleetError } from "../../errors.js";
 import type { Authorizer } from "../http/auth.js";
 import { AuthFailure } from "./authenticator.js";
@@ -8,9 +8,43 @@ import { DEFAULT_REALM, OAuthAuthorizer, RESOURCE_METADATA_PATH } from "./author
 
 const PROBLEM = { $ref: "Problem#" };
 
-export function registerAuthRoutes(app: FastifyInstance, authorizer: Authorizer): void {
-  const oauth = authorizer instanceof OAuthAuthorizer ? authorizer : undefined;
+const METADATA_SCHEMA = {
+  tags: ["public"],
+  summary: "OAuth protected-resource metadata (RFC 9728)",
+  response: {
+    200: {
+      type: "object",
+      properties: {
+        resource: { type: "string" },
+        authorization_servers: { type: "array", items: { type: "string" } },
+        scopes_supported: { type: "array", items: { type: "string" } },
+        bearer_methods_supported: { type: "array", items: { type: "string" } },
+        resource_documentation: { type: "string" },
+      },
+    },
+    400: PROBLEM,
+    404: PROBLEM,
+  },
+};
 
+const ME_SCHEMA = {
+  tags: ["admin"],
+  summary: "The authenticated caller: subject and resolved roles",
+  response: {
+    200: {
+      type: "object",
+      properties: {
+        subject: { type: "string" },
+        roles: { type: "array", items: { type: "string" } },
+      },
+    },
+    400: PROBLEM,
+    401: PROBLEM,
+  },
+};
+
+/** Every 401 carries a WWW-Authenticate challenge naming why the token was refused. */
+function addChallenge(app: FastifyInstance, oauth: OAuthAuthorizer | undefined): void {
   app.addHook("onError", async (req, _reply, err) => {
     if (err instanceof AuthFailure) {
       (req as { authFailure?: AuthFailure }).authFailure = err;
@@ -29,68 +63,41 @@ export function registerAuthRoutes(app: FastifyInstance, authorizer: Authorizer)
     }
     return payload;
   });
+}
 
-  app.get(
-    RESOURCE_METADATA_PATH,
-    {
-      schema: {
-        tags: ["public"],
-        summary: "OAuth protected-resource metadata (RFC 9728)",
-        response: {
-          200: {
-            type: "object",
-            properties: {
-              resource: { type: "string" },
-              authorization_servers: { type: "array", items: { type: "string" } },
-              scopes_supported: { type: "array", items: { type: "string" } },
-              bearer_methods_supported: { type: "array", items: { type: "string" } },
-              resource_documentation: { type: "string" },
-            },
-          },
-          400: PROBLEM,
-          404: PROBLEM,
-        },
-      },
-    },
-    async (req, reply) => {
-      if (oauth === undefined) {
-        throw new McpfleetError("ERR_NOT_FOUND", "this server runs without OAuth (anonymous mode)");
-      }
-      return reply.header("cache-control", "public, max-age=300").send(oauth.resourceMetadata());
-    },
-  );
+async function resourceMetadata(
+  oauth: OAuthAuthorizer | undefined,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  if (oauth === undefined) {
+    throw new McpfleetError("ERR_NOT_FOUND", "this server runs without OAuth (anonymous mode)");
+  }
+  return reply.header("cache-control", "public, max-age=300").send(oauth.resourceMetadata());
+}
 
-  app.get(
-    "/v1/me",
-    {
-      schema: {
-        tags: ["admin"],
-        summary: "The authenticated caller: subject and resolved roles",
-        response: {
-          200: {
-            type: "object",
-            properties: {
-              subject: { type: "string" },
-              roles: { type: "array", items: { type: "string" } },
-            },
-          },
-          400: PROBLEM,
-          401: PROBLEM,
-        },
-      },
-    },
-    async (req, reply) => {
-      if (oauth === undefined || req.principal.anonymous) {
-        throw new McpfleetError(
-          "ERR_UNAUTHORIZED",
-          oauth === undefined
-            ? "anonymous mode: there is no authenticated caller"
-            : "this operation needs an access token",
-        );
-      }
-      return reply
-        .header("cache-control", "no-store")
-        .send({ subject: req.principal.subject ?? "", roles: oauth.roles(req.principal) });
-    },
+async function me(
+  oauth: OAuthAuthorizer | undefined,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  if (oauth === undefined || req.principal.anonymous) {
+    throw new McpfleetError(
+      "ERR_UNAUTHORIZED",
+      oauth === undefined
+        ? "anonymous mode: there is no authenticated caller"
+        : "this operation needs an access token",
+    );
+  }
+  return reply
+    .header("cache-control", "no-store")
+    .send({ subject: req.principal.subject ?? "", roles: oauth.roles(req.principal) });
+}
+
+export function registerAuthRoutes(app: FastifyInstance, authorizer: Authorizer): void {
+  const oauth = authorizer instanceof OAuthAuthorizer ? authorizer : undefined;
+  addChallenge(app, oauth);
+  app.get(RESOURCE_METADATA_PATH, { schema: METADATA_SCHEMA }, (_req, reply) =>
+    resourceMetadata(oauth, reply),
   );
+  app.get("/v1/me", { schema: ME_SCHEMA }, (req, reply) => me(oauth, req, reply));
 }
