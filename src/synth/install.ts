@@ -210,25 +210,155 @@ function impersonationGrant(
   ];
 }
 
-/** Every object of the install bundle, in apply order (Namespace and CRDs first). */
-export function installObjects(options: InstallOptions = {}): KubeObject[] {
-  const namespace = options.namespace ?? INSTALL_NAMESPACE;
-  const image = options.image ?? defaultControllerImage();
-  // Cluster-scoped names carry the namespace when it is not the default, so that two
-  // controllers (two teams, two paths of one repository) can share a cluster.
-  const clusterName =
-    namespace === INSTALL_NAMESPACE ? CONTROLLER_NAME : `${CONTROLLER_NAME}-${namespace}`;
-  const crds = crdObjects();
-  const labels = {
+/** The controller's environment: the repository from its ConfigMap when the bundle names none. */
+function controllerEnv(options: InstallOptions): Record<string, unknown>[] {
+  return [
+    ...(options.repo === undefined
+      ? [
+          {
+            name: "MCPFLEET_REPO",
+            valueFrom: { configMapKeyRef: { name: CONTROLLER_CONFIGMAP, key: "repo" } },
+          },
+        ]
+      : []),
+    {
+      name: "POD_NAMESPACE",
+      valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
+    },
+    {
+      name: "POD_NAME",
+      valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } },
+    },
+  ];
+}
+
+/** The controller's container: its work directory and /tmp writable, git credentials read-only. */
+function controllerContainer(options: InstallOptions, image: string): Record<string, unknown> {
+  return {
+    name: "controller",
+    image,
+    args: controllerArgs(options),
+    env: controllerEnv(options),
+    ports: [{ name: "http", containerPort: CONTROLLER_PORT, protocol: "TCP" }],
+    livenessProbe: {
+      httpGet: { path: "/healthz", port: "http" },
+      initialDelaySeconds: 10,
+      periodSeconds: 20,
+    },
+    readinessProbe: {
+      httpGet: { path: "/readyz", port: "http" },
+      initialDelaySeconds: 5,
+      periodSeconds: 10,
+    },
+    resources: {
+      requests: { cpu: "100m", memory: "256Mi" },
+      limits: { memory: "1Gi" },
+    },
+    securityContext: restrictedContainer(),
+    volumeMounts: [
+      { name: "work", mountPath: CACHE_DIR },
+      { name: "tmp", mountPath: "/tmp" },
+      ...(options.tokenSecret !== undefined
+        ? [{ name: "git-token", mountPath: TOKEN_DIR, readOnly: true }]
+        : []),
+      ...(options.sshSecret !== undefined
+        ? [{ name: "git-ssh", mountPath: SSH_DIR, readOnly: true }]
+        : []),
+    ],
+  };
+}
+
+/** The volumes behind the container's mounts; the git credentials come from the named Secrets. */
+function controllerVolumes(options: InstallOptions): Record<string, unknown>[] {
+  return [
+    { name: "work", emptyDir: {} },
+    { name: "tmp", emptyDir: {} },
+    ...(options.tokenSecret !== undefined
+      ? [
+          {
+            name: "git-token",
+            secret: { secretName: options.tokenSecret, items: [{ key: "token", path: "token" }] },
+          },
+        ]
+      : []),
+    ...(options.sshSecret !== undefined
+      ? [
+          {
+            name: "git-ssh",
+            secret: {
+              secretName: options.sshSecret,
+              items: [
+                { key: "identity", path: "identity" },
+                { key: "known_hosts", path: "known_hosts" },
+              ],
+            },
+          },
+        ]
+      : []),
+  ];
+}
+
+/** Labels of every object of the bundle (a new object each call: callers may add to them). */
+function controllerLabels(): Record<string, string> {
+  return {
     "app.kubernetes.io/name": "mcpfleet",
     "app.kubernetes.io/component": "controller",
     "app.kubernetes.io/instance": CONTROLLER_NAME,
     "app.kubernetes.io/managed-by": "mcpfleet",
   };
+}
+
+/** The controller's Service and Deployment in `namespace`. */
+function controllerWorkload(
+  options: InstallOptions,
+  namespace: string,
+  labels: Record<string, string>,
+): KubeObject[] {
   const selector = {
     "app.kubernetes.io/name": "mcpfleet",
     "app.kubernetes.io/component": "controller",
   };
+  const image = options.image ?? defaultControllerImage();
+  return [
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: CONTROLLER_NAME, namespace, labels },
+      spec: {
+        selector: selector,
+        ports: [{ name: "http", port: CONTROLLER_PORT, targetPort: "http", protocol: "TCP" }],
+      },
+    },
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: CONTROLLER_NAME, namespace, labels },
+      spec: {
+        replicas: options.replicas ?? 1,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: CONTROLLER_NAME,
+            securityContext: restrictedPod({ runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 }),
+            containers: [controllerContainer(options, image)],
+            volumes: controllerVolumes(options),
+          },
+        },
+      },
+    },
+  ];
+}
+
+/** Every object of the install bundle, in apply order (Namespace and CRDs first). */
+export function installObjects(options: InstallOptions = {}): KubeObject[] {
+  const namespace = options.namespace ?? INSTALL_NAMESPACE;
+  // Cluster-scoped names carry the namespace when it is not the default, so that two
+  // controllers (two teams, two paths of one repository) can share a cluster.
+  const clusterName =
+    namespace === INSTALL_NAMESPACE ? CONTROLLER_NAME : `${CONTROLLER_NAME}-${namespace}`;
+  const crds = crdObjects();
+  const labels = controllerLabels();
   const objects: KubeObject[] = [
     ...crds,
     { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels } },
@@ -247,121 +377,11 @@ export function installObjects(options: InstallOptions = {}): KubeObject[] {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRoleBinding",
       metadata: { name: clusterName, labels },
-      roleRef: {
-        apiGroup: "rbac.authorization.k8s.io",
-        kind: "ClusterRole",
-        name: clusterName,
-      },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: clusterName },
       subjects: [{ kind: "ServiceAccount", name: CONTROLLER_NAME, namespace }],
     },
     ...impersonationGrant(options.serviceAccount, clusterName, namespace, labels),
-    {
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name: CONTROLLER_NAME, namespace, labels },
-      spec: {
-        selector,
-        ports: [{ name: "http", port: CONTROLLER_PORT, targetPort: "http", protocol: "TCP" }],
-      },
-    },
-    {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name: CONTROLLER_NAME, namespace, labels },
-      spec: {
-        replicas: options.replicas ?? 1,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels },
-          spec: {
-            serviceAccountName: CONTROLLER_NAME,
-            securityContext: restrictedPod({ runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 }),
-            containers: [
-              {
-                name: "controller",
-                image,
-                args: controllerArgs(options),
-                env: [
-                  ...(options.repo === undefined
-                    ? [
-                        {
-                          name: "MCPFLEET_REPO",
-                          valueFrom: {
-                            configMapKeyRef: { name: CONTROLLER_CONFIGMAP, key: "repo" },
-                          },
-                        },
-                      ]
-                    : []),
-                  {
-                    name: "POD_NAMESPACE",
-                    valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
-                  },
-                  {
-                    name: "POD_NAME",
-                    valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.name" } },
-                  },
-                ],
-                ports: [{ name: "http", containerPort: CONTROLLER_PORT, protocol: "TCP" }],
-                livenessProbe: {
-                  httpGet: { path: "/healthz", port: "http" },
-                  initialDelaySeconds: 10,
-                  periodSeconds: 20,
-                },
-                readinessProbe: {
-                  httpGet: { path: "/readyz", port: "http" },
-                  initialDelaySeconds: 5,
-                  periodSeconds: 10,
-                },
-                resources: {
-                  requests: { cpu: "100m", memory: "256Mi" },
-                  limits: { memory: "1Gi" },
-                },
-                securityContext: restrictedContainer(),
-                volumeMounts: [
-                  { name: "work", mountPath: CACHE_DIR },
-                  { name: "tmp", mountPath: "/tmp" },
-                  ...(options.tokenSecret !== undefined
-                    ? [{ name: "git-token", mountPath: TOKEN_DIR, readOnly: true }]
-                    : []),
-                  ...(options.sshSecret !== undefined
-                    ? [{ name: "git-ssh", mountPath: SSH_DIR, readOnly: true }]
-                    : []),
-                ],
-              },
-            ],
-            volumes: [
-              { name: "work", emptyDir: {} },
-              { name: "tmp", emptyDir: {} },
-              ...(options.tokenSecret !== undefined
-                ? [
-                    {
-                      name: "git-token",
-                      secret: {
-                        secretName: options.tokenSecret,
-                        items: [{ key: "token", path: "token" }],
-                      },
-                    },
-                  ]
-                : []),
-              ...(options.sshSecret !== undefined
-                ? [
-                    {
-                      name: "git-ssh",
-                      secret: {
-                        secretName: options.sshSecret,
-                        items: [
-                          { key: "identity", path: "identity" },
-                          { key: "known_hosts", path: "known_hosts" },
-                        ],
-                      },
-                    },
-                  ]
-                : []),
-            ],
-          },
-        },
-      },
-    },
+    ...controllerWorkload(options, namespace, labels),
   ];
   return sortObjects(objects);
 }
