@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitSource, type GitSourceOptions } from "../../src/infra/git/source.js";
-import { publishRepo, startGitServer, type GitServer } from "../support/git-server.js";
+import { publishRepo, startGitServerProcess, type GitServer } from "../support/git-server.js";
 import { makeRepoWithBigFile, measurePeak } from "../support/process-memory.js";
 import { SSHD_PATH, startSshd, type Sshd } from "../support/sshd.js";
 import { tmp } from "./helpers.js";
@@ -35,7 +35,7 @@ describe("fetching a repository with a 300 MB file outside the watched path", ()
       "assets/big.bin",
       BIG_BYTES,
     );
-    server = await startGitServer();
+    server = await startGitServerProcess();
     publishRepo(server, work, "big.git");
     if (SSHD_PATH !== undefined) sshd = await startSshd(tmp("big-sshd"));
   }, 120_000);

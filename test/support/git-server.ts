@@ -2,6 +2,8 @@
 // small Node HTTP server on loopback, with optional Basic authentication. Also helpers to make
 // repositories.
 import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type RequestListener, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -154,6 +156,33 @@ export async function startGitServer(
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The same server in a child process (see git-server-main.ts), so that what it relays does not
+ * count in this process's memory. `requests` is not counted.
+ */
+export async function startGitServerProcess(): Promise<GitServer> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(import.meta.dirname, "git-server-main.ts")],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout });
+  const [line] = (await once(lines, "line")) as [string];
+  lines.close();
+  const { url, root } = JSON.parse(line) as { url: string; root: string };
+  return {
+    url,
+    root,
+    requests: 0,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        await once(child, "exit");
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 // Peak memory of this process and of the git processes it starts, as a pod's memory limit
-// counts them: this process's resident set, plus that of every process in a group led by a
-// `git` this process started detached (the git layer runs each fetch in its own process group;
-// a test's git server runs its git processes in this process's group, so they are not counted).
+// counts them: this process's resident set, plus that of every descendant of a `git` this
+// process started leading its own process group (the git layer runs each fetch so; a test's git
+// server runs its git processes in this process's group, so they are not counted).
 // Also a large, incompressible file made quickly, and a repository holding it.
 import { execFileSync } from "node:child_process";
 import { createCipheriv, randomBytes } from "node:crypto";
@@ -11,20 +11,33 @@ import { once } from "node:events";
 
 const PAGE = 4096;
 
-interface Proc {
-  pid: number;
-  ppid: number;
-  pgrp: number;
-  comm: string;
+/** Children of a process, from every one of its threads (the kernel lists them per thread). */
+function childrenOf(pid: number | "self"): number[] {
+  const out: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const task of tasks) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim();
+      if (text !== "") for (const c of text.split(" ")) out.push(Number(c));
+    } catch {
+      // the thread or process is gone
+    }
+  }
+  return out;
 }
 
-function readProc(pid: string): Proc | undefined {
+/** The process group and command name of a process. */
+function groupOf(pid: number): { pgrp: number; comm: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const close = stat.lastIndexOf(")");
-    const comm = stat.slice(stat.indexOf("(") + 1, close);
     const fields = stat.slice(close + 2).split(" ");
-    return { pid: Number(pid), comm, ppid: Number(fields[1]), pgrp: Number(fields[2]) };
+    return { comm: stat.slice(stat.indexOf("(") + 1, close), pgrp: Number(fields[2]) };
   } catch {
     return undefined;
   }
@@ -48,18 +61,22 @@ function rss(pid: number): number {
   }
 }
 
-/** Sum of the peak resident sets of the git process groups this process started. */
+/**
+ * Sum of the peak resident sets of the git process groups this process started: its `git`
+ * children leading their own group, and their descendants. Only those are read, so sampling
+ * often makes little garbage in this process (it is measured too).
+ */
 function gitChildren(): number {
-  const procs = readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .map(readProc)
-    .filter((p): p is Proc => p !== undefined);
-  const leaders = new Set(
-    procs
-      .filter((p) => p.ppid === process.pid && p.pgrp === p.pid && p.comm === "git")
-      .map((p) => p.pid),
-  );
-  return procs.filter((p) => leaders.has(p.pgrp)).reduce((sum, p) => sum + peakRss(p.pid), 0);
+  let sum = 0;
+  const pending = childrenOf("self").filter((pid) => {
+    const g = groupOf(pid);
+    return g !== undefined && g.pgrp === pid && g.comm === "git";
+  });
+  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
+    sum += peakRss(pid);
+    pending.push(...childrenOf(pid));
+  }
+  return sum;
 }
 
 export interface MemoryPeak {
