@@ -33,23 +33,18 @@ function registryConfigName(file: string): string {
   return base.slice(0, base.length - extname(base).length) || base;
 }
 
+type EmbeddedReport = (issue: Issue, severity: "error" | "warning", inner: string) => void;
+
 /**
- * An MCPRegistry's `configYAML` is a whole registry-server configuration in a string: it is
- * parsed and validated like a configuration file, its issues reported on `configYAML` (at the
- * run-time level: the API server admits any string) at the
- * line and column inside the block scalar.
+ * Reports an issue of the configuration in the string at `pointer` at its line and column in
+ * the file (or at the string when it is not a block scalar), saying where in the configuration
+ * (`inner`) it is.
  */
-export function validateEmbeddedConfig(
-  unit: Unit,
-  pointer: string,
-  text: string,
-  ctx: Context,
-): void {
-  const docs = parseDocuments(text, ctx.options).filter((d) => !d.empty);
+function embeddedReporter(unit: Unit, pointer: string): EmbeddedReport {
   // Where the string starts is looked up only for an issue: most configurations have none.
   let origin: ScalarOrigin | undefined;
   let looked = false;
-  const report = (issue: Issue, severity: "error" | "warning", inner: string): void => {
+  return (issue, severity, inner) => {
     if (!looked) {
       origin = unit.doc.scalarOrigin(unit.prefix + pointer);
       looked = true;
@@ -70,6 +65,22 @@ export function validateEmbeddedConfig(
     const level = "runtime";
     addPositionedIssue(unit, { ...issue, path: pointer, line, column, message, level }, severity);
   };
+}
+
+/**
+ * An MCPRegistry's `configYAML` is a whole registry-server configuration in a string: it is
+ * parsed and validated like a configuration file, its issues reported on `configYAML` (at the
+ * run-time level: the API server admits any string) at the line and column inside the block
+ * scalar.
+ */
+export function validateEmbeddedConfig(
+  unit: Unit,
+  pointer: string,
+  text: string,
+  ctx: Context,
+): void {
+  const docs = parseDocuments(text, ctx.options).filter((d) => !d.empty);
+  const report = embeddedReporter(unit, pointer);
   if (docs.length === 0) {
     report({ path: "", line: 0, column: 0, message: "is empty", level: "schema" }, "error", "");
     return;
