@@ -1,7 +1,7 @@
 // The web catalog: a Fastify plugin serving /ui/ (and sending a browser that asks for / there).
 // Pages are rendered from the store through the same Authorizer as the API: a person sees the
 // registries and entries the API would show the same caller.
-import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { isMcpfleetError, McpfleetError } from "../../errors.js";
 import { ANONYMOUS, type Principal } from "../http/auth.js";
 import { claimsOf, readableRegistry, type RouteContext } from "../http/context.js";
@@ -48,38 +48,42 @@ function wantsHtml(req: FastifyRequest): boolean {
   return (req.headers.accept ?? "").includes("text/html");
 }
 
-export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
-  const { store, authorizer } = ctx;
-  const catalog = new CatalogCache(store);
-  const rendered = new RenderCache<Html>(store);
-  const registries = new RenderCache<RegistryRecord[]>(store);
-  const signIn = ctx.ui.signIn !== undefined ? new SignIn(ctx.ui.signIn, authorizer) : undefined;
-  const anonymousMode = authorizer.publicPaths().includes("*");
+type Query = { Querystring: Record<string, string | undefined> };
 
-  // Pages, not API operations: they stay out of /openapi.json.
-  app.addHook("onRoute", (route) => {
-    route.schema = { ...route.schema, hide: true };
-  });
+function page(reply: FastifyReply, body: string, status = 200): FastifyReply {
+  return reply
+    .code(status)
+    .header("content-type", "text/html; charset=utf-8")
+    .header("cache-control", "no-store")
+    .send(body);
+}
 
-  app.addContentTypeParser(
-    "application/x-www-form-urlencoded",
-    { parseAs: "string", bodyLimit: 4096 },
-    (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    },
-  );
+function staticAsset(reply: FastifyReply, type: string, body: string): FastifyReply {
+  return reply
+    .header("content-type", `${type}; charset=utf-8`)
+    .header("cache-control", "public, max-age=86400")
+    .send(body);
+}
 
-  app.addHook("onSend", async (_req, reply, payload) => {
-    reply
-      .header("content-security-policy", CSP)
-      .header("x-content-type-options", "nosniff")
-      .header("x-frame-options", "DENY")
-      .header("referrer-policy", "same-origin")
-      .header("cross-origin-opener-policy", "same-origin");
-    return payload;
-  });
+/** The catalog's pages, with the caches and sign-in they share. */
+class CatalogSite {
+  private readonly catalog: CatalogCache;
+  private readonly rendered: RenderCache<Html>;
+  private readonly registries: RenderCache<RegistryRecord[]>;
+  readonly signIn: SignIn | undefined;
+  private readonly anonymousMode: boolean;
 
-  async function callerOf(req: FastifyRequest): Promise<Caller> {
+  constructor(private readonly ctx: UiOptions) {
+    this.catalog = new CatalogCache(ctx.store);
+    this.rendered = new RenderCache<Html>(ctx.store);
+    this.registries = new RenderCache<RegistryRecord[]>(ctx.store);
+    this.signIn =
+      ctx.ui.signIn !== undefined ? new SignIn(ctx.ui.signIn, ctx.authorizer) : undefined;
+    this.anonymousMode = ctx.authorizer.publicPaths().includes("*");
+  }
+
+  private async callerOf(req: FastifyRequest): Promise<Caller> {
+    const { authorizer } = this.ctx;
     let principal: Principal = ANONYMOUS;
     let signedIn = false;
     let csrf: string | undefined;
@@ -87,8 +91,8 @@ export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
     if (req.headers.authorization !== undefined) {
       // A caller with a token (a script, the bench) sees what that token sees.
       principal = await authorizer.authenticate(req);
-    } else if (signIn !== undefined) {
-      const s = await signIn.principal(req);
+    } else if (this.signIn !== undefined) {
+      const s = await this.signIn.principal(req);
       if (s !== undefined) {
         principal = s.principal;
         signedIn = true;
@@ -105,7 +109,7 @@ export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
       }
     };
     const viewer: Viewer = {
-      signInAvailable: signIn !== undefined,
+      signInAvailable: this.signIn !== undefined,
       signedIn,
       operator: can("manageSources") || can("manageRegistries"),
       ...(csrf !== undefined ? { csrf } : {}),
@@ -114,40 +118,35 @@ export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
     return { principal, viewer };
   }
 
-  /** Without a signed-in person in oauth mode there is nothing to show but the sign-in. */
-  function needsSignIn(c: Caller): boolean {
-    return !anonymousMode && c.principal.anonymous;
-  }
-
-  function page(reply: FastifyReply, body: string, status = 200): FastifyReply {
-    return reply
-      .code(status)
-      .header("content-type", "text/html; charset=utf-8")
-      .header("cache-control", "no-store")
-      .send(body);
-  }
-
-  function signInPage(reply: FastifyReply, c: Caller): FastifyReply {
-    return page(
+  /**
+   * The caller, or undefined once the sign-in page has been sent: without a signed-in person
+   * in oauth mode there is nothing to show but the sign-in.
+   */
+  private async signedInCaller(req: FastifyRequest, reply: FastifyReply) {
+    const c = await this.callerOf(req);
+    if (this.anonymousMode || !c.principal.anonymous) return c;
+    page(
       reply,
       messagePage(
         c.viewer,
         "Sign in",
-        signIn !== undefined
+        this.signIn !== undefined
           ? "This registry shows its servers to signed-in people only."
           : "This registry needs an access token; the catalog has no sign-in configured (ui.signIn).",
         true,
       ),
       401,
     );
+    return undefined;
   }
 
-  async function readableRegistries(principal: Principal): Promise<string[]> {
-    let all = registries.get("");
+  private async readableRegistries(principal: Principal): Promise<string[]> {
+    const { store, authorizer } = this.ctx;
+    let all = this.registries.get("");
     if (all === undefined) {
       const gen = store.generation;
       all = await store.listRegistries();
-      registries.put("", gen, all);
+      this.registries.put("", gen, all);
     }
     return all
       .filter((r) => {
@@ -166,76 +165,50 @@ export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
       .sort();
   }
 
-  app.setErrorHandler(async (err: Error, req, reply) => {
+  /** Any failure as a page: its own message for a client error, none for a server one. */
+  errorPage(err: Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
     const status = isMcpfleetError(err) ? err.status : 500;
     if (status >= 500) req.log.error({ err }, "ui request failed");
-    const c: Caller = {
-      principal: ANONYMOUS,
-      viewer: { signInAvailable: signIn !== undefined, signedIn: false, operator: false },
-    };
+    const viewer = { signInAvailable: this.signIn !== undefined, signedIn: false, operator: false };
     const text = status >= 500 ? "The server failed to answer; see its log." : err.message;
-    return page(
-      reply,
-      messagePage(
-        c.viewer,
-        status === 404 ? "Not found" : "Cannot show this",
-        text,
-        status === 401,
-      ),
-      status,
-    );
-  });
+    const title = status === 404 ? "Not found" : "Cannot show this";
+    return page(reply, messagePage(viewer, title, text, status === 401), status);
+  }
 
-  app.get("/", async (req, reply) => {
-    if (wantsHtml(req)) return reply.redirect("/ui/", 302);
-    return sendProblem(reply, problemOf("ERR_NOT_FOUND", "no route for GET /", req.url));
-  });
-
-  app.get("/ui/static/app.js", async (_req, reply) =>
-    reply
-      .header("content-type", "text/javascript; charset=utf-8")
-      .header("cache-control", "public, max-age=86400")
-      .send(APP_JS),
-  );
-  app.get("/ui/static/app.css", async (_req, reply) =>
-    reply
-      .header("content-type", "text/css; charset=utf-8")
-      .header("cache-control", "public, max-age=86400")
-      .send(APP_CSS),
-  );
-
-  app.get<{ Querystring: Record<string, string | undefined> }>("/ui", async (req, reply) => {
-    const c = await callerOf(req);
-    if (needsSignIn(c)) return signInPage(reply, c);
-    const names = await readableRegistries(c.principal);
+  async catalogPage(req: FastifyRequest<Query>, reply: FastifyReply): Promise<FastifyReply> {
+    const { store, authorizer } = this.ctx;
+    const c = await this.signedInCaller(req, reply);
+    if (c === undefined) return reply;
+    const names = await this.readableRegistries(c.principal);
     const wanted = req.query.registry;
     const name = wanted !== undefined && wanted !== "" ? wanted : names[0];
     if (name === undefined) {
       return page(reply, messagePage(c.viewer, "Catalog", "No registry is open to you."));
     }
-    const reg = await readableRegistry(ctx, c.principal, name);
+    const reg = await readableRegistry(this.ctx, c.principal, name);
     const f = parseFilters(req.query);
     // Callers of one cache scope see the same entries and registries: the content is shared.
     const key = `${authorizer.cacheScope(c.principal)}\0${reg.name}\0${JSON.stringify(f)}`;
-    let main = rendered.get(key);
+    let main = this.rendered.get(key);
     if (main === undefined) {
       const gen = store.generation;
-      const all = await catalog.summaries(reg.name, reg.sources);
+      const all = await this.catalog.summaries(reg.name, reg.sources);
       const result = selectPage(all, (claims) => authorizer.entryVisible(c.principal, claims), f);
       main = catalogMain(names, reg.name, f, result);
-      rendered.put(key, gen, main);
+      this.rendered.put(key, gen, main);
     }
     return page(reply, catalogPage(c.viewer, main));
-  });
+  }
 
-  app.get<{ Querystring: Record<string, string | undefined> }>("/ui/server", async (req, reply) => {
-    const c = await callerOf(req);
-    if (needsSignIn(c)) return signInPage(reply, c);
+  async serverPage(req: FastifyRequest<Query>, reply: FastifyReply): Promise<FastifyReply> {
+    const { store, authorizer } = this.ctx;
+    const c = await this.signedInCaller(req, reply);
+    if (c === undefined) return reply;
     const { registry, name, version } = req.query;
     if (registry === undefined || name === undefined || name.length > 200) {
       throw new McpfleetError("ERR_INVALID_PARAMETER", "the address needs a registry and a name");
     }
-    const reg = await readableRegistry(ctx, c.principal, registry);
+    const reg = await readableRegistry(this.ctx, c.principal, registry);
     const list = (await store.listVersions(reg.sources, name, { includeDeleted: true })).filter(
       (e) => authorizer.entryVisible(c.principal, e.claims),
     );
@@ -257,11 +230,12 @@ export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
       );
     }
     return page(reply, serverPage(c.viewer, reg.name, list, shown));
-  });
+  }
 
-  app.get("/ui/operators", async (req, reply) => {
-    const c = await callerOf(req);
-    if (needsSignIn(c)) return signInPage(reply, c);
+  async operatorsPage(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const { store, authorizer } = this.ctx;
+    const c = await this.signedInCaller(req, reply);
+    if (c === undefined) return reply;
     if (!c.viewer.operator) {
       throw new McpfleetError(
         "ERR_FORBIDDEN",
@@ -285,8 +259,49 @@ export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
           .map((r) => ({ ...r })),
       ),
     );
-  });
+  }
+}
 
+/** What every page of the catalog shares: out of the API document, forms, security headers. */
+function pageSettings(app: FastifyInstance): void {
+  // Pages, not API operations: they stay out of /openapi.json.
+  app.addHook("onRoute", (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: 4096 },
+    (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
+  app.addHook("onSend", async (_req, reply, payload) => {
+    reply
+      .header("content-security-policy", CSP)
+      .header("x-content-type-options", "nosniff")
+      .header("x-frame-options", "DENY")
+      .header("referrer-policy", "same-origin")
+      .header("cross-origin-opener-policy", "same-origin");
+    return payload;
+  });
+}
+
+export const uiRoutes: FastifyPluginCallback<UiOptions> = (app, ctx, done) => {
+  const site = new CatalogSite(ctx);
+  const signIn = site.signIn;
+  pageSettings(app);
+  app.setErrorHandler(async (err: Error, req, reply) => site.errorPage(err, req, reply));
+  app.get("/", async (req, reply) => {
+    if (wantsHtml(req)) return reply.redirect("/ui/", 302);
+    return sendProblem(reply, problemOf("ERR_NOT_FOUND", "no route for GET /", req.url));
+  });
+  app.get("/ui/static/app.js", async (_req, reply) =>
+    staticAsset(reply, "text/javascript", APP_JS),
+  );
+  app.get("/ui/static/app.css", async (_req, reply) => staticAsset(reply, "text/css", APP_CSS));
+  app.get<Query>("/ui", (req, reply) => site.catalogPage(req, reply));
+  app.get<Query>("/ui/server", (req, reply) => site.serverPage(req, reply));
+  app.get("/ui/operators", (req, reply) => site.operatorsPage(req, reply));
   app.get("/ui/login", async (req, reply) => {
     if (signIn === undefined) throw new McpfleetError("ERR_NOT_FOUND", "sign-in is not configured");
     return signIn.start(req, reply, "/ui/");
