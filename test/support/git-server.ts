@@ -164,10 +164,13 @@ export async function startGitServer(
  * The same server in a child process (see git-server-main.ts), so that what it relays does not
  * count in this process's memory. `requests` is not counted.
  */
-export async function startGitServerProcess(): Promise<GitServer> {
+export async function startGitServerProcess(
+  opts: { tls?: { key: string; cert: string } } = {},
+): Promise<GitServer> {
+  const tls = opts.tls === undefined ? [] : [opts.tls.key, opts.tls.cert];
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", join(import.meta.dirname, "git-server-main.ts")],
+    ["--import", "tsx", join(import.meta.dirname, "git-server-main.ts"), ...tls],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout });
