@@ -2,6 +2,7 @@
 // schemas/config/registry-server.yaml (which validates it), narrowed where the server reads
 // more precisely, plus the clear-text secrets the loader accepts with a warning.
 import type * as G from "../../../generated/types.js";
+import { McpfleetError } from "../../errors.js";
 
 /** Claims as matched: the generated index signature also admits undefined values. */
 export type Claims = Record<string, string | string[]>;
@@ -29,7 +30,7 @@ export const SOURCE_KINDS: readonly SourceKind[] = [
 
 export function sourceKind(s: SourceConfig): SourceKind {
   for (const k of SOURCE_KINDS) if (s[k] !== undefined) return k;
-  throw new Error(`source ${s.name} has no kind`);
+  throw new McpfleetError("ERR_REGISTRY_CONFIG", `source ${s.name} has no kind`);
 }
 
 export function isSynced(s: SourceConfig): boolean {
