@@ -90,6 +90,49 @@ function select(
   >`;
 }
 
+/** The registry to browse: a choice when the caller may read several. */
+function registryPicker(registries: string[], registry: string): Html {
+  return registries.length > 1
+    ? html`<label
+        >Registry
+        <select name="registry">
+          ${registries.map((r) => html`<option value="${r}" ${r === registry ? html` selected` : ""}>${r}</option>`)}
+        </select></label
+      >`
+    : html`<input type="hidden" name="registry" value="${registry}" />`;
+}
+
+/** One server of the catalog's results. */
+function summaryCard(registry: string, s: Page["items"][number]): Html {
+  return html`<li class="card">
+    <h2>
+      <a href="/ui/server${query({ registry, name: s.name })}"
+        >${s.title !== "" ? s.title : s.name}</a
+      >
+    </h2>
+    <p class="name">
+      ${s.name}
+      <span class="version">${s.version}</span>
+      ${s.status !== "active" ? statusBadge(s.status) : ""}
+    </p>
+    <p class="desc">${s.description}</p>
+    <p class="tags">
+      ${s.types.map((t) => html`<span class="tag">${t}</span>`)}${s.transports.map((t) => html`<span class="tag transport">${t}</span>`)}
+    </p>
+  </li>`;
+}
+
+/** Links to the previous and next pages of results, when there are several. */
+function pagerOf(page: Page, link: (p: number) => string): Html | "" {
+  return page.pages > 1
+    ? html`<nav class="pager" aria-label="Pages">
+        ${page.page > 1 ? html`<a rel="prev" href="${link(page.page - 1)}">Previous</a>` : ""}
+        <span>Page ${page.page} of ${page.pages}</span>
+        ${page.page < page.pages ? html`<a rel="next" href="${link(page.page + 1)}">Next</a>` : ""}
+      </nav>`
+    : "";
+}
+
 /** The catalog's content (the same for every caller of one cache scope, so it is cached). */
 export function catalogMain(registries: string[], registry: string, f: Filters, page: Page): Html {
   const base = {
@@ -101,42 +144,9 @@ export function catalogMain(registries: string[], registry: string, f: Filters, 
     sort: f.sort === "name" ? undefined : f.sort,
   };
   const link = (p: number): string => `/ui/${query({ ...base, page: p === 1 ? undefined : p })}`;
-  const picker =
-    registries.length > 1
-      ? html`<label
-          >Registry
-          <select name="registry">
-            ${registries.map((r) => html`<option value="${r}" ${r === registry ? html` selected` : ""}>${r}</option>`)}
-          </select></label
-        >`
-      : html`<input type="hidden" name="registry" value="${registry}" />`;
-  const items = page.items.map(
-    (s) =>
-      html`<li class="card">
-        <h2>
-          <a href="/ui/server${query({ registry, name: s.name })}"
-            >${s.title !== "" ? s.title : s.name}</a
-          >
-        </h2>
-        <p class="name">
-          ${s.name}
-          <span class="version">${s.version}</span>
-          ${s.status !== "active" ? statusBadge(s.status) : ""}
-        </p>
-        <p class="desc">${s.description}</p>
-        <p class="tags">
-          ${s.types.map((t) => html`<span class="tag">${t}</span>`)}${s.transports.map((t) => html`<span class="tag transport">${t}</span>`)}
-        </p>
-      </li>`,
-  );
-  const pager =
-    page.pages > 1
-      ? html`<nav class="pager" aria-label="Pages">
-          ${page.page > 1 ? html`<a rel="prev" href="${link(page.page - 1)}">Previous</a>` : ""}
-          <span>Page ${page.page} of ${page.pages}</span>
-          ${page.page < page.pages ? html`<a rel="next" href="${link(page.page + 1)}">Next</a>` : ""}
-        </nav>`
-      : "";
+  const picker = registryPicker(registries, registry);
+  const items = page.items.map((s) => summaryCard(registry, s));
+  const pager = pagerOf(page, link);
   const main = html`<h1>Catalog <span class="sub">${registry}</span></h1>
     <form class="filters" method="get" action="/ui/" role="search">
       ${picker}
@@ -253,6 +263,70 @@ function envList(v: unknown, label = "Environment"): Html {
     </dd>`;
 }
 
+function packageCard(p: Obj): Html {
+  return html`<article class="pkg">
+    <h3>
+      <span class="tag">${str(p.registryType) ?? "package"}</span>
+      <code>${str(p.identifier) ?? ""}</code>
+    </h3>
+    <dl>
+      <dt>Transport</dt>
+      <dd>${str((p.transport as Obj | undefined)?.type) ?? "stdio"}</dd>
+      ${
+        str(p.version) !== undefined
+          ? html`<dt>Version</dt>
+              <dd>${str(p.version)}</dd>`
+          : ""
+      }
+      ${argList(p.runtimeArguments)}${argList(p.packageArguments)}${envList(p.environmentVariables)}
+    </dl>
+  </article>`;
+}
+
+function remoteCard(r: Obj): Html {
+  return html`<article class="pkg">
+    <h3><span class="tag">remote</span> <code>${str(r.url) ?? ""}</code></h3>
+    <dl>
+      <dt>Transport</dt>
+      <dd>${str(r.type) ?? ""}</dd>
+      ${envList(r.headers, "Headers")}
+    </dl>
+  </article>`;
+}
+
+function toolList(tools: string[]): Html | "" {
+  return tools.length > 0
+    ? html`<h2>Tools</h2>
+        <ul class="tools">
+          ${tools.map((t) => html`<li><code>${t}</code></li>`)}
+        </ul>`
+    : "";
+}
+
+function snippetFigure(sn: ReturnType<typeof snippetsOf>[number], i: number): Html {
+  return html`<figure class="snippet">
+    <figcaption>
+      <span id="snippet-${i}-title">${sn.title}</span>
+      <button type="button" class="copy" data-copy="snippet-${i}" hidden>Copy</button>
+    </figcaption>
+    <pre
+      tabindex="0"
+      aria-labelledby="snippet-${i}-title"
+    ><code id="snippet-${i}" class="${sn.language}">${sn.text}</code></pre>
+  </figure>`;
+}
+
+/** One version in the server page's list, marked when it is the one shown. */
+function versionItem(registry: string, shown: StoredEntry, v: StoredEntry): Html {
+  const m = metaOf(v);
+  return html`<li${v.version === shown.version ? html` aria-current="true"` : ""}>
+    <a href="/ui/server${query({ registry, name: v.name, version: v.version })}">${v.version}</a>
+    ${statusBadge(v.status)}${v.isLatest ? html` <span class="badge latest">latest</span>` : ""}
+    <span class="when">${String(m.publishedAt).slice(0, 10)}</span>
+    ${v.statusMessage !== undefined ? html`<span class="why">${v.statusMessage}</span>` : ""}
+  </li>`;
+}
+
 export function serverPage(
   viewer: Viewer,
   registry: string,
@@ -290,73 +364,15 @@ export function serverPage(
       <section aria-labelledby="install">
         <h2 id="install">Packages and remotes</h2>
         ${packages.length + remotes.length === 0 ? html`<p>None listed.</p>` : ""}
-        ${packages.map(
-          (p) =>
-            html`<article class="pkg">
-              <h3>
-                <span class="tag">${str(p.registryType) ?? "package"}</span>
-                <code>${str(p.identifier) ?? ""}</code>
-              </h3>
-              <dl>
-                <dt>Transport</dt>
-                <dd>${str((p.transport as Obj | undefined)?.type) ?? "stdio"}</dd>
-                ${
-                  str(p.version) !== undefined
-                    ? html`<dt>Version</dt>
-                        <dd>${str(p.version)}</dd>`
-                    : ""
-                }
-                ${argList(p.runtimeArguments)}${argList(p.packageArguments)}${envList(p.environmentVariables)}
-              </dl>
-            </article>`,
-        )}
-        ${remotes.map(
-          (r) =>
-            html`<article class="pkg">
-              <h3><span class="tag">remote</span> <code>${str(r.url) ?? ""}</code></h3>
-              <dl>
-                <dt>Transport</dt>
-                <dd>${str(r.type) ?? ""}</dd>
-                ${envList(r.headers, "Headers")}
-              </dl>
-            </article>`,
-        )}
-        ${
-          tools.length > 0
-            ? html`<h2>Tools</h2>
-                <ul class="tools">
-                  ${tools.map((t) => html`<li><code>${t}</code></li>`)}
-                </ul>`
-            : ""
-        }
+        ${packages.map(packageCard)} ${remotes.map(remoteCard)} ${toolList(tools)}
         <h2>Use it</h2>
         ${snippets.length === 0 ? html`<p>No snippet for this version's packages.</p>` : ""}
-        ${snippets.map(
-          (sn, i) =>
-            html`<figure class="snippet">
-              <figcaption>
-                <span id="snippet-${i}-title">${sn.title}</span>
-                <button type="button" class="copy" data-copy="snippet-${i}" hidden>Copy</button>
-              </figcaption>
-              <pre
-                tabindex="0"
-                aria-labelledby="snippet-${i}-title"
-              ><code id="snippet-${i}" class="${sn.language}">${sn.text}</code></pre>
-            </figure>`,
-        )}
+        ${snippets.map(snippetFigure)}
       </section>
       <section aria-labelledby="versions">
         <h2 id="versions">Versions</h2>
         <ol class="versions">
-          ${versions.map((v) => {
-            const m = metaOf(v);
-            return html`<li${v.version === shown.version ? html` aria-current="true"` : ""}>
-      <a href="/ui/server${query({ registry, name: v.name, version: v.version })}">${v.version}</a>
-      ${statusBadge(v.status)}${v.isLatest ? html` <span class="badge latest">latest</span>` : ""}
-      <span class="when">${String(m.publishedAt).slice(0, 10)}</span>
-      ${v.statusMessage !== undefined ? html`<span class="why">${v.statusMessage}</span>` : ""}
-    </li>`;
-          })}
+          ${versions.map((v) => versionItem(registry, shown, v))}
         </ol>
       </section>
     </div>`;
