@@ -7,6 +7,7 @@
 // is still hanging, so a replica that cannot reach the API server stops applying before another
 // one may acquire the Lease.
 import { KubeApiError, type KubeClient } from "../infra/kube/client.js";
+import type { Logger } from "./logger.js";
 
 export interface LeaderOptions {
   namespace: string;
@@ -16,7 +17,7 @@ export interface LeaderOptions {
   renewMs?: number;
   onStarted?: () => void;
   onStopped?: () => void;
-  log?: (msg: string) => void;
+  log?: Logger;
   now?: () => number;
 }
 
@@ -63,7 +64,10 @@ export class LeaderElector {
   private setLeading(value: boolean): void {
     if (value === this.leading) return;
     this.leading = value;
-    this.opts.log?.(value ? `became the leader (${this.opts.identity})` : "lost the leadership");
+    this.opts.log?.info(
+      {},
+      value ? `became the leader (${this.opts.identity})` : "lost the leadership",
+    );
     if (value) this.opts.onStarted?.();
     else this.opts.onStopped?.();
   }
@@ -137,7 +141,7 @@ export class LeaderElector {
         this.setLeading(false);
         return false;
       }
-      this.opts.log?.(`lease: ${(err as Error).message}`);
+      this.opts.log?.info({}, `lease: ${(err as Error).message}`);
       // Could not renew: past the lease's duration another replica may lead, so stop leading.
       if (this.leading) this.setLeading(false);
       return false;

@@ -13,7 +13,7 @@ import {
   recordStatus,
   recordedStatusOf,
 } from "./operations.js";
-import type { Logger } from "./reconciler.js";
+import type { Logger } from "./logger.js";
 import type { ControllerStatus } from "./status.js";
 
 export interface OperationRequestsOptions extends ControllerObject {

@@ -11,14 +11,7 @@ import type { GitSource, Revision } from "../infra/git/source.js";
 import { renderFiles } from "./pipeline.js";
 import { admitPlan } from "./revision-plan.js";
 import type { ControllerStatus, SyncStage } from "./status.js";
-
-export interface Logger {
-  info(obj: Record<string, unknown>, msg: string): void;
-  warn(obj: Record<string, unknown>, msg: string): void;
-  error(obj: Record<string, unknown>, msg: string): void;
-}
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+import { type Logger, silentLogger } from "./logger.js";
 
 export interface ReconcilerOptions {
   source: Pick<GitSource, "resolve" | "checkout">;

@@ -7,7 +7,7 @@ import { inventoryName } from "../../src/controller/inventory.js";
 import { KubeClient } from "../../src/infra/kube/client.js";
 import { OperationRequests } from "../../src/controller/operation-requests.js";
 import { REQUESTED_AT_ANNOTATION } from "../../src/controller/operations.js";
-import { silentLogger } from "../../src/controller/reconciler.js";
+import { silentLogger } from "../../src/controller/logger.js";
 import { ControllerStatus } from "../../src/controller/status.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, startApiProxy } from "../support/cluster/proxy.js";

@@ -16,7 +16,8 @@ import {
   inventoryRef,
   recordedStatusOf,
 } from "../../src/controller/operations.js";
-import { Reconciler, silentLogger } from "../../src/controller/reconciler.js";
+import { silentLogger } from "../../src/controller/logger.js";
+import { Reconciler } from "../../src/controller/reconciler.js";
 import type { StatusReport } from "../../src/controller/status-report.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { commitFiles, makeRepo } from "../support/git-server.js";

@@ -4,7 +4,8 @@ import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { GitSource } from "../../src/infra/git/source.js";
-import { Reconciler, type Logger } from "../../src/controller/reconciler.js";
+import { textLogger } from "../../src/controller/logger.js";
+import { Reconciler } from "../../src/controller/reconciler.js";
 import { DirTarget, REVISION_FILE } from "../../src/controller/render-target.js";
 import { ControllerStatus } from "../../src/controller/status.js";
 import { createApplier, parseTarget } from "../../src/controller/targets.js";
@@ -15,12 +16,7 @@ import { commitFiles, exampleRepo, gitCmd, snapshot, tmp } from "./helpers.js";
 
 function collectingLogger() {
   const lines: string[] = [];
-  const log: Logger = {
-    info: (_o, m) => void lines.push(`info ${m}`),
-    warn: (_o, m) => void lines.push(`warn ${m}`),
-    error: (_o, m) => void lines.push(`error ${m}`),
-  };
-  return { lines, log };
+  return { lines, log: textLogger((line) => lines.push(line)) };
 }
 
 function kindsAndNames(text: string): string[] {

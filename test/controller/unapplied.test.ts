@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { GitSource } from "../../src/infra/git/source.js";
-import { type Logger, Reconciler } from "../../src/controller/reconciler.js";
+import { pino } from "pino";
+import { Reconciler } from "../../src/controller/reconciler.js";
 import { DirTarget } from "../../src/controller/render-target.js";
 import { ControllerStatus } from "../../src/controller/status.js";
 import { makeRepo } from "../support/git-server.js";
@@ -78,7 +79,16 @@ describe("documents the controller does not apply", () => {
     const out = join(tmp("out"), "rendered");
     const target = new DirTarget(out);
     const warned: string[] = [];
-    const log: Logger = { info() {}, error() {}, warn: (_o, m) => void warned.push(m) };
+    // Warnings only, as they are logged.
+    const log = pino(
+      { level: "warn" },
+      {
+        write: (line: string) => {
+          const record = JSON.parse(line) as { level: number; msg: string };
+          if (record.level === pino.levels.values.warn) warned.push(record.msg);
+        },
+      },
+    );
     const status = new ControllerStatus(source.refName, target.target);
     const outcome = await new Reconciler({ source, applier: target, status, log }).sync();
     expect(outcome.kind).toBe("applied");
