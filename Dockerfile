@@ -18,11 +18,12 @@ ENV TMPDIR=/tmp
 COPY --from=build /out /opt/mcpfleet
 # `mcpfleet` on PATH, for CI jobs that use the image with their own entrypoint.
 RUN ln -s /opt/mcpfleet/bin/mcpfleet.js /usr/local/bin/mcpfleet
-# The controller fetches ssh:// and user@host:path repositories with the system git and ssh
-# (docs/gitops.md); ssh refuses to run for a user with no passwd entry, so 65532 gets one,
-# with /tmp as its home (the only writable place).
+# The controller and the registry fetch git repositories with the system git, and ssh for
+# ssh:// and user@host:path ones (docs/gitops.md); curl in git checks https:// servers against
+# the system's CA certificates. ssh refuses to run for a user with no passwd entry, so 65532
+# gets one, with /tmp as its home (the only writable place).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git openssh-client \
+ && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && echo "mcpfleet:x:65532:65532:mcpfleet:/tmp:/usr/sbin/nologin" >>/etc/passwd \
  && echo "mcpfleet:x:65532:" >>/etc/group
