@@ -1,9 +1,8 @@
 // Reads objects straight from a repository's object store (loose objects and packs with a
 // version 2 index), learning an object's type and size from its header before anything is
-// inflated. isomorphic-git loads a whole pack into memory to read one object from it and
-// inflates every blob it is asked for; here a blob larger than the caller's limit is refused
-// after reading a few header bytes, so a 200 MB file in the repository costs no more than a
-// small one. Packs are read with positioned reads of exactly one object's compressed bytes.
+// inflated. Nothing loads a whole pack to read one object from it, and a blob larger than the
+// caller's limit is refused after reading a few header bytes, so a 200 MB file in the
+// repository costs no more than a small one. Packs are read with positioned reads of exactly one object's compressed bytes.
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { constants as zlibConstants, inflateSync } from "node:zlib";
