@@ -4,6 +4,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { pino } from "pino";
 import { Authenticator, INTROSPECTION_CACHE_MS } from "../../src/registry/auth/authenticator.js";
 import { DEFAULT_TUNING, TokenProvider } from "../../src/registry/auth/provider.js";
 
@@ -51,7 +52,7 @@ it("asks the provider again after the cache window", async () => {
     DEFAULT_TUNING,
     now,
   );
-  const auth = new Authenticator([provider], { warn: () => undefined }, now);
+  const auth = new Authenticator([provider], pino({ level: "silent" }), now);
   const raw = {
     rawHeaders: ["Authorization", "Bearer opaque-1"],
   } as unknown as http.IncomingMessage;

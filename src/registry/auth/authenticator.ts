@@ -3,6 +3,7 @@
 // introspection). Validated tokens are cached until they expire, at most maxCacheMs, and the
 // cache is dropped whenever a provider's key set changes (a retired key stops working at once).
 import type { IncomingMessage } from "node:http";
+import type { Logger } from "pino";
 import { McpfleetError } from "../../errors.js";
 import type { Principal } from "../http/auth.js";
 import type { ProviderKeySet } from "./keys.js";
@@ -65,7 +66,7 @@ export class Authenticator {
 
   constructor(
     readonly providers: readonly TokenProvider[],
-    private readonly log: { warn: (obj: object, msg: string) => void },
+    private readonly log: Logger,
     private readonly now: () => number = Date.now,
     private readonly maxCacheMs = 5 * 60_000,
     private readonly maxCacheSize = 10_000,

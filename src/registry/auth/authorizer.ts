@@ -2,6 +2,7 @@
 // they may do. Built from the `auth` section; refuses to start without providers and logs, at
 // start-up, when no `auth.authz` section is configured.
 import type { FastifyRequest } from "fastify";
+import type { Logger } from "pino";
 import { McpfleetError } from "../../errors.js";
 import type { AuthConfig, Claims } from "../config/types.js";
 import type { Action, Authorizer, Principal } from "../http/auth.js";
@@ -26,11 +27,6 @@ export interface OAuthSettings {
   scopesSupported: string[];
   publicPaths: string[];
   providers: ProviderConfig[];
-}
-
-interface Log {
-  warn: (obj: object | string, msg?: string) => void;
-  info?: (obj: object | string, msg?: string) => void;
 }
 
 /** The oauth settings of an `auth` section; throws ERR_REGISTRY_CONFIG when unusable. */
@@ -68,7 +64,7 @@ export class OAuthAuthorizer implements Authorizer {
   constructor(
     readonly settings: OAuthSettings,
     authz: AuthConfig["authz"],
-    log: Log,
+    log: Logger,
     tuning: Partial<ValidationTuning> = {},
     now: () => number = Date.now,
   ) {
@@ -77,7 +73,7 @@ export class OAuthAuthorizer implements Authorizer {
     this.policy = new ClaimsPolicy(authzSettings(authz));
     this.authenticator = new Authenticator(
       settings.providers.map((p) => new TokenProvider(p, t, now, keySets)),
-      { warn: (obj, msg) => log.warn(obj, msg) },
+      log,
       now,
     );
     if (!this.policy.enabled) {
