@@ -1,17 +1,9 @@
 // Git over SSH against a real OpenSSH server (Debian's openssh-server) started here on a free
 // loopback port, with a throwaway host key and a bare repository: deploy keys, strict host-key
 // checking, errors that say what is wrong, and the deadline and cancellation of a fetch.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  writeFileSync,
-} from "node:fs";
-import { createServer, connect, type Server, type Socket } from "node:net";
-import { userInfo } from "node:os";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GitSourceOptions, GitSource } from "../../src/infra/git/source.js";
@@ -20,11 +12,10 @@ import { isMcpfleetError } from "../../src/errors.js";
 import { runCli } from "../cli/helpers.js";
 import { commitFiles, gitCmd, makeRepo } from "../support/git-server.js";
 import { tmp } from "./helpers.js";
-import { freePort } from "../support/ports.js";
+import { SSHD_PATH, keygen, startSshd, type Sshd } from "../support/sshd.js";
 
-const SSHD = ["/usr/sbin/sshd", "/usr/local/sbin/sshd"].find((p) => existsSync(p));
 const sshdRequired = process.env.REQUIRE_SSHD === "1";
-if (SSHD === undefined) {
+if (SSHD_PATH === undefined) {
   const line = "git-ssh tests: no sshd (apt-get install openssh-server)";
   if (sshdRequired) throw new Error(`${line}, and REQUIRE_SSHD=1`);
   console.log(`SKIPPED ${line}`);
@@ -38,23 +29,6 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
     throw err;
   }
   throw new Error("no error");
-}
-
-async function waitForPort(port: number, sshd: ChildProcess, log: () => string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (sshd.exitCode !== null) throw new Error(`sshd exited: ${log()}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const c = connect(port, "127.0.0.1");
-      c.once("connect", () => {
-        c.destroy();
-        resolve(true);
-      });
-      c.once("error", () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`sshd did not listen: ${log()}`);
 }
 
 const SERVER = [
@@ -71,66 +45,33 @@ const SERVER = [
   "",
 ].join("\n");
 
-function keygen(file: string): void {
-  execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", file]);
-}
-
-describe.runIf(SSHD !== undefined)("GitSource over SSH (OpenSSH sshd)", () => {
+describe.runIf(SSHD_PATH !== undefined)("GitSource over SSH (OpenSSH sshd)", () => {
   const dir = tmp("sshd");
-  const deployKey = join(dir, "deploy");
   const otherKey = join(dir, "other");
-  const knownHosts = join(dir, "known_hosts");
   const wrongHosts = join(dir, "wrong_known_hosts");
   const bare = join(dir, "fleet.git");
   const work = join(dir, "work");
-  let sshd: ChildProcess;
+  let sshd: Sshd;
+  let deployKey: string;
+  let knownHosts: string;
   let url: string;
   let first: string;
 
   beforeAll(async () => {
-    keygen(join(dir, "host"));
+    sshd = await startSshd(join(dir, "server"));
+    ({ deployKey, knownHosts } = sshd);
     keygen(join(dir, "other-host"));
-    keygen(deployKey);
     keygen(otherKey);
-    writeFileSync(join(dir, "authorized_keys"), readFileSync(`${deployKey}.pub`));
-    const port = await freePort();
-    writeFileSync(
-      join(dir, "sshd_config"),
-      [
-        `Port ${port}`,
-        "ListenAddress 127.0.0.1",
-        `HostKey ${join(dir, "host")}`,
-        `PidFile ${join(dir, "sshd.pid")}`,
-        `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
-        "StrictModes no",
-        "UsePAM no",
-        "PasswordAuthentication no",
-        "KbdInteractiveAuthentication no",
-        "PubkeyAuthentication yes",
-        "PermitRootLogin prohibit-password",
-        "",
-      ].join("\n"),
-    );
-    // sshd started as root wants its privilege-separation directory.
-    if (process.getuid?.() === 0) mkdirSync("/run/sshd", { recursive: true });
-    const log: string[] = [];
-    sshd = spawn(SSHD!, ["-D", "-e", "-f", join(dir, "sshd_config")], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    sshd.stderr?.on("data", (c: Buffer) => log.push(c.toString()));
-    await waitForPort(port, sshd, () => log.join(""));
-    const hostKey = readFileSync(join(dir, "host.pub"), "utf8").split(" ").slice(0, 2).join(" ");
     const otherHost = readFileSync(join(dir, "other-host.pub"), "utf8").split(" ");
-    writeFileSync(knownHosts, `[127.0.0.1]:${port} ${hostKey}\n`);
-    writeFileSync(wrongHosts, `[127.0.0.1]:${port} ${otherHost[0]} ${otherHost[1]}\n`);
+    writeFileSync(wrongHosts, `[127.0.0.1]:${sshd.port} ${otherHost[0]} ${otherHost[1]}\n`);
 
     first = makeRepo(work, { "fleet/a.yaml": SERVER, "README.md": "fleet\n" });
     gitCmd(work, "tag", "-a", "v1", "-m", "release 1");
     execFileSync("git", ["clone", "-q", "--bare", work, bare]);
-    url = `ssh://${userInfo().username}@127.0.0.1:${port}${bare}`;
+    url = sshd.urlOf(bare);
   });
   afterAll(() => {
-    sshd?.kill();
+    sshd?.stop();
   });
 
   const source = (extra: Partial<GitSourceOptions> = {}) =>
