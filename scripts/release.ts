@@ -157,7 +157,7 @@ const options = {
   legalComments: "none",
   // Optional native or peer modules the packages try and do without.
   external: ["pg-native", "pino-pretty"] as string[],
-  // Read only outside the executable (src/project.ts, src/assets.ts); in it, a path that says so.
+  // Read only outside the executable (src/project-root.ts, src/assets.ts); in it, a path that says so.
   define: { "import.meta.url": JSON.stringify("file:///mcpfleet-single-executable/") },
   plugins: [bundledRequire, userlandPunycode],
   logLevel: "error",
