@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { McpfleetError } from "../../errors.js";
 import type { Authorizer } from "../http/auth.js";
+import { serverWide } from "../http/server-wide.js";
 import { AuthFailure } from "./authenticator.js";
 import { DEFAULT_REALM, OAuthAuthorizer, RESOURCE_METADATA_PATH } from "./authorizer.js";
 
@@ -93,11 +94,13 @@ async function me(
     .send({ subject: req.principal.subject ?? "", roles: oauth.roles(req.principal) });
 }
 
-export function registerAuthRoutes(app: FastifyInstance, authorizer: Authorizer): void {
+/** Discovery, /v1/me and the 401 challenge; server-wide, as the challenge is for every route. */
+export const authRoutes = serverWide<{ authorizer: Authorizer }>(async (app, { authorizer }) => {
   const oauth = authorizer instanceof OAuthAuthorizer ? authorizer : undefined;
   addChallenge(app, oauth);
   app.get(RESOURCE_METADATA_PATH, { schema: METADATA_SCHEMA }, (_req, reply) =>
     resourceMetadata(oauth, reply),
   );
   app.get("/v1/me", { schema: ME_SCHEMA }, (req, reply) => me(oauth, req, reply));
-}
+  return Promise.resolve();
+});

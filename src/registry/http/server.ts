@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { LocationPolicy } from "../sources/location.js";
 import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
-import { registerAuthRoutes } from "../auth/routes.js";
+import { authRoutes } from "../auth/routes.js";
 import { registryRoutes } from "./admin-registries.js";
 import { sourceRoutes } from "./admin-sources.js";
 import type { Authorizer } from "./auth.js";
@@ -130,7 +130,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
       ? { firstSyncDeadlineMs: opts.firstSyncDeadlineMs }
       : {}),
   });
-  registerAuthRoutes(app, opts.authorizer);
+  await app.register(authRoutes, { authorizer: opts.authorizer });
   const ctx: RouteContext = {
     store: opts.store,
     views: new ViewCache(opts.store),
