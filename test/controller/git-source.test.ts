@@ -10,11 +10,7 @@ import { readFileSync, readdirSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Checkout,
-  GitSource,
-  type GitSourceOptions,
-} from "../../src/infra/git/source.js";
+import { type Checkout, GitSource, type GitSourceOptions } from "../../src/infra/git/source.js";
 import { isMcpfleetError } from "../../src/errors.js";
 import {
   commitFiles,
@@ -465,6 +461,33 @@ describe("GitSource deadlines over HTTP", () => {
     expect((err as Error).message).toMatch(/not done within 1 s \(--git-timeout\)/);
   });
 
+  it("gives git its credentials in the environment, never on its command line", async () => {
+    const secret = "t0ken-that-must-not-show";
+    const tokenFile = join(tmp("token"), "token");
+    writeFileSync(tokenFile, `${secret}\n`);
+    const stop = new AbortController();
+    const pending = hung({ timeoutMs: 60_000, signal: stop.signal, auth: { tokenFile } })
+      .resolve()
+      .catch((e: unknown) => e);
+    const basic = Buffer.from(`x-access-token:${secret}`).toString("base64");
+    let seen: { argv: string; environ: string }[] = [];
+    for (let i = 0; i < 100 && seen.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      seen = gitChildren();
+    }
+    stop.abort();
+    await pending;
+    expect(seen.length).toBeGreaterThan(0);
+    for (const p of seen) {
+      expect(p.argv).not.toContain(secret);
+      expect(p.argv).not.toContain(basic);
+    }
+    expect(seen.some((p) => p.environ.includes(`Authorization: Basic ${basic}`))).toBe(true);
+    // No user or system configuration, and only the URL's protocol.
+    expect(seen[0]!.environ).toContain("GIT_CONFIG_NOSYSTEM=1");
+    expect(seen[0]!.environ).toContain("protocol.http.allow");
+  });
+
   it("cancels the request in flight when the controller stops (ERR_INTERRUPTED)", async () => {
     const stop = new AbortController();
     const pending = hung({ timeoutMs: 60_000, signal: stop.signal })
@@ -476,3 +499,22 @@ describe("GitSource deadlines over HTTP", () => {
     expect((err as Error).message).toMatch(/shutting down/);
   });
 });
+
+/** Command lines and environments of the git processes this process started. */
+function gitChildren(): { argv: string; environ: string }[] {
+  const read = (pid: string, what: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/${what}`, "utf8").replaceAll("\0", " ");
+    } catch {
+      return "";
+    }
+  };
+  return readdirSync("/proc")
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      const stat = read(pid, "stat");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return Number(fields[1]) === process.pid && stat.includes("(git)");
+    })
+    .map((pid) => ({ argv: read(pid, "cmdline"), environ: read(pid, "environ") }));
+}

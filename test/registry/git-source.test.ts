@@ -95,6 +95,26 @@ describe("the registry's git source", () => {
     );
   });
 
+  it("connects a source created through the admin API only to the addresses it checked", async () => {
+    // A name, not an address: resolved by the registry, checked, and pinned for git.
+    const repository = `${git.url.replace("127.0.0.1", "localhost")}/catalog.git`;
+    const cfg: SourceConfig = { name: "guarded", git: { repository } };
+    await add(cfg);
+    const sync = (allowPrivateIP: boolean) =>
+      runSync(store, cfg, {
+        ...ctx(),
+        guard: { fileRoots: [], hosts: ["localhost"], allowPrivateIP },
+      });
+    const refused = await sync(false);
+    expect((refused as { message: string }).message).toMatch(/localhost resolves to a private/);
+    expect(await sync(true)).toMatchObject({ outcome: "updated", entries: 12 });
+    const otherHost = await runSync(store, cfg, {
+      ...ctx(),
+      guard: { fileRoots: [], hosts: ["git.example.com"], allowPrivateIP: true },
+    });
+    expect((otherHost as { message: string }).message).toMatch(/not in adminSources.hosts/);
+  });
+
   for (const transport of ["HTTP", "file://"] as const) {
     it(`reads the catalog beside a 200 MB file over ${transport} in bounded memory`, async () => {
       const cfg: SourceConfig = {

@@ -11,11 +11,11 @@ export interface HttpSettings {
   /** A transfer slower than one byte per second for this long fails (a server gone silent). */
   idleTimeoutMs: number;
   /**
-   * The address to connect to, already checked by the caller (the registry's private-address
-   * guard): curl connects there instead of resolving the name again, and redirects are not
-   * followed, so neither a changed DNS answer nor a redirect can lead elsewhere.
+   * The addresses to connect to, already checked by the caller (the registry's private-address
+   * guard): curl connects to one of them instead of resolving the name again, and redirects are
+   * not followed, so neither a changed DNS answer nor a redirect can lead elsewhere.
    */
-  pinned?: { host: string; port: number; address: string } | undefined;
+  pinned?: { host: string; port: number; addresses: string[] } | undefined;
 }
 
 /** `git -c` style settings for one HTTP(S) operation. */
@@ -30,8 +30,8 @@ export function httpConfig(settings: HttpSettings): [string, string][] {
   if (settings.caFile !== undefined) config.push(["http.sslCAInfo", settings.caFile]);
   const pin = settings.pinned;
   if (pin !== undefined) {
-    const address = pin.address.includes(":") ? `[${pin.address}]` : pin.address;
-    config.push(["http.curloptResolve", `${pin.host}:${pin.port}:${address}`]);
+    const addresses = pin.addresses.map((a) => (a.includes(":") ? `[${a}]` : a)).join(",");
+    config.push(["http.curloptResolve", `${pin.host}:${pin.port}:${addresses}`]);
     config.push(["http.followRedirects", "false"]);
   }
   return config;

@@ -68,11 +68,11 @@ export interface GitSourceOptions {
   /** Cancels the operation in flight (the controller stopping). */
   signal?: AbortSignal;
   /**
-   * Checks the host of an http(s) URL before every operation and names the address to connect
-   * to (the registry's private-address guard); the connection is pinned to it and redirects are
-   * not followed. Rejects to refuse the host.
+   * Checks the host of an http(s) URL before every operation and names the addresses to
+   * connect to (the registry's private-address guard); the connection is pinned to them and
+   * redirects are not followed. Rejects to refuse the host.
    */
-  pinAddress?: (url: URL) => Promise<string>;
+  pinAddresses?: (url: URL) => Promise<string[]>;
   /** Most bytes one fetch may receive (a huge repository fails instead of filling the disk). */
   maxTransferBytes?: number;
   /** The settings error messages point to (default: the controller's flags). */
@@ -207,7 +207,7 @@ export class GitSource {
   private async httpSettings(): Promise<{
     authorization?: string;
     caFile?: string;
-    pinned?: { host: string; port: number; address: string };
+    pinned?: { host: string; port: number; addresses: string[] };
   }> {
     const authorization = this.authorization();
     const settings: Awaited<ReturnType<GitSource["httpSettings"]>> = {};
@@ -216,10 +216,11 @@ export class GitSource {
       readSecret(this.opts.caFile); // a missing bundle says so, not a TLS failure
       settings.caFile = this.opts.caFile;
     }
-    if (this.opts.pinAddress !== undefined) {
+    if (this.opts.pinAddresses !== undefined) {
       const url = new URL(this.url);
       const host = url.hostname.replace(/^\[|\]$/g, "");
-      settings.pinned = { host, port: urlPort(url), address: await this.opts.pinAddress(url) };
+      const addresses = await this.opts.pinAddresses(url);
+      settings.pinned = { host, port: urlPort(url), addresses };
     }
     return settings;
   }

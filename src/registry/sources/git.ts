@@ -4,7 +4,7 @@
 // the object store under the sync's size limit (a larger one is refused from its header, never
 // inflated). The fetch ends at the sync's deadline or when the sync is cancelled, and a source
 // created through the admin API connects only to an address its policy allows.
-import { promisify } from "node:util";
+import type { LookupAddress } from "node:dns";
 import { McpfleetError } from "../../errors.js";
 import { GitSource, type GitRevisionSpec } from "../../infra/git/source.js";
 import { redactUrl } from "../../infra/git/transport.js";
@@ -42,18 +42,21 @@ function revisionOf(cfg: GitSourceConfig): GitRevisionSpec {
 }
 
 /**
- * The address a guarded source connects to: the host must be allowed, and every address it
+ * The addresses a guarded source connects to: the host must be allowed, and every address it
  * resolves to must be public unless the policy allows private ones.
  */
-function pinAddress(guard: LocationPolicy): (url: URL) => Promise<string> {
-  const lookup = promisify(guardedLookup(guard.allowPrivateIP)) as (
-    host: string,
-    options: object,
-  ) => Promise<string>;
+function pinAddresses(guard: LocationPolicy): (url: URL) => Promise<string[]> {
+  const lookup = guardedLookup(guard.allowPrivateIP);
   return async (url) => {
     const refused = urlProblem(url, guard);
     if (refused !== undefined) throw new Error(`refused: ${refused}`);
-    return lookup(url.hostname.replace(/^\[|\]$/g, ""), {});
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    return new Promise((resolve, reject) => {
+      lookup(host, { all: true }, (err, addresses) => {
+        if (err !== null) reject(err);
+        else resolve((addresses as LookupAddress[]).map((a) => a.address));
+      });
+    });
   };
 }
 
@@ -93,7 +96,7 @@ export async function fetchGitFile(
         : {}),
       ...(opts.guard !== undefined
         ? {
-            pinAddress: pinAddress(opts.guard),
+            pinAddresses: pinAddresses(opts.guard),
             maxTransferBytes: opts.maxTransferBytes ?? DEFAULT_SYNC_LIMITS.maxTotalBytes,
           }
         : {}),
