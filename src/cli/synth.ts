@@ -7,7 +7,7 @@ import { parseCommandArgs, usageError } from "./args.js";
 import { chooseInputs, describeInputs } from "./inputs.js";
 import { progressLine } from "./progress.js";
 import { loadPaths } from "../synth/load.js";
-import { ResourceSet } from "../synth/model.js";
+import { type Resource, ResourceSet } from "../synth/model.js";
 import {
   DEFAULT_SYNTH_OPTIONS,
   defaultRegistryImage,
@@ -15,9 +15,9 @@ import {
   type RegistryServerKind,
   type SynthOptions,
 } from "../synth/options.js";
-import { hasErrors, locateIssues, synthIssueLine } from "../synth/issues.js";
-import { renderFiles } from "../synth/output.js";
-import { checkOutputDir, writeOutputDir } from "../synth/output-dir.js";
+import { hasErrors, locateIssues, type SynthIssue, synthIssueLine } from "../synth/issues.js";
+import { type RenderedFiles, renderFiles } from "../synth/output.js";
+import { checkOutputDir, type OutputGuard, writeOutputDir } from "../synth/output-dir.js";
 import { computeStatuses } from "../synth/status.js";
 import {
   DEFAULT_OPTIONS,
@@ -119,8 +119,97 @@ function printable(files: ReadonlyMap<string, string>, format: PrintFormat): str
   return `${JSON.stringify({ apiVersion: "v1", kind: "List", items: items.filter((i) => i !== null) }, null, 2)}\n`;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs("synth", {
+/** The flags about input that need checking beyond their type; returns the unknown-fields mode. */
+function checkInputFlags(
+  values: Record<string, string | boolean | undefined>,
+  positionals: string[],
+): UnknownFields {
+  for (const flag of [
+    "namespace",
+    "runner-image",
+    "vmcp-image",
+    "registry-image",
+    "embedding-image",
+  ] as const) {
+    if (values[flag] === "") throw usageError("synth", `--${flag} must not be empty`);
+  }
+  if (positionals.filter((p) => p === "-").length > 1) {
+    throw usageError("synth", "standard input (-) can be read only once");
+  }
+  const unknownFields = String(values["unknown-fields"]);
+  if (!(UNKNOWN_FIELDS as readonly string[]).includes(unknownFields)) {
+    throw usageError(
+      "synth",
+      `unknown --unknown-fields mode "${unknownFields}"${didYouMean(unknownFields, UNKNOWN_FIELDS)}; use one of ${UNKNOWN_FIELDS.join(", ")}`,
+    );
+  }
+  return unknownFields as UnknownFields;
+}
+
+/** The images and registry server the objects are rendered with. */
+function synthOptions(values: {
+  "runner-image": string;
+  "vmcp-image": string;
+  "registry-server": string;
+  "registry-image"?: string | undefined;
+  "embedding-image": string;
+}): SynthOptions {
+  const registryServer = values["registry-server"] as RegistryServerKind;
+  if (!REGISTRY_SERVERS.includes(registryServer)) {
+    throw usageError(
+      "synth",
+      `--registry-server must be ${REGISTRY_SERVERS.join(" or ")}, not "${registryServer}"`,
+    );
+  }
+  return {
+    runnerImage: values["runner-image"],
+    vmcpImage: values["vmcp-image"],
+    registryServer,
+    registryImage: values["registry-image"] ?? defaultRegistryImage(registryServer),
+    embeddingImage: values["embedding-image"],
+  };
+}
+
+/** Prints what rendering reported, one line each; true when a resource rendered nothing. */
+async function printIssues(issues: SynthIssue[], where: string): Promise<boolean> {
+  if (issues.length > 0) {
+    await writeText(process.stderr, issues.map((i) => `${synthIssueLine(i)}\n`).join(""));
+  }
+  if (!hasErrors(issues)) return false;
+  const failed = issues.filter((i) => i.severity === "error").length;
+  await writeText(
+    process.stderr,
+    `synth: ${failed} resource(s) render nothing; nothing written to ${where}\n`,
+  );
+  return true;
+}
+
+/** Writes the files into `dir`, then (when asked) the resources' status, then a summary line. */
+async function writeDir(
+  dir: string,
+  rendered: RenderedFiles,
+  guard: OutputGuard,
+  resources: Resource[],
+  withStatus: boolean,
+): Promise<void> {
+  const outcome = writeOutputDir(dir, rendered.files, guard);
+  if (withStatus) {
+    const statuses = computeStatuses(new ResourceSet(resources), { resolved: rendered.resolved });
+    await writeText(
+      process.stdout,
+      statuses.map((s) => stringify(s, { lineWidth: 0 })).join("---\n"),
+    );
+  }
+  const removed = outcome.removed.length > 0 ? `, ${outcome.removed.length} removed` : "";
+  await writeText(
+    process.stderr,
+    `synth: ${resources.length} resource(s) -> ${rendered.objects} object(s) in ${rendered.namespaces} namespace file(s); ${dir}: ${outcome.written.length} file(s) written, ${outcome.unchanged.length} unchanged${removed}\n`,
+  );
+}
+
+/** The command line, parsed; a usage error for an unknown or malformed flag. */
+function parseSynthArgs(argv: string[]) {
+  return parseCommandArgs("synth", {
     args: argv,
     allowPositionals: true,
     allowNegative: true,
@@ -144,30 +233,16 @@ export async function main(argv: string[]): Promise<number> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const parsed = parseSynthArgs(argv);
   const { values, positionals } = parsed;
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
-  for (const flag of [
-    "namespace",
-    "runner-image",
-    "vmcp-image",
-    "registry-image",
-    "embedding-image",
-  ] as const) {
-    if (values[flag] === "") throw usageError("synth", `--${flag} must not be empty`);
-  }
-  if (positionals.filter((p) => p === "-").length > 1) {
-    throw usageError("synth", "standard input (-) can be read only once");
-  }
-  const unknownFields = values["unknown-fields"];
-  if (!(UNKNOWN_FIELDS as readonly string[]).includes(unknownFields)) {
-    throw usageError(
-      "synth",
-      `unknown --unknown-fields mode "${unknownFields}"${didYouMean(unknownFields, UNKNOWN_FIELDS)}; use one of ${UNKNOWN_FIELDS.join(", ")}`,
-    );
-  }
+  const unknownFields = checkInputFlags(values, positionals);
   const to = destination(values);
   if ("print" in to && values.status) {
     throw usageError("synth", "--status prints to standard output too; use it with -d DIR");
@@ -185,25 +260,12 @@ export async function main(argv: string[]): Promise<number> {
     legacy: { signature: "install/00-crds.yaml", subdirs: ["install"] },
   };
   if ("dir" in to) checkOutputDir(to.dir, guard);
-  const registryServer = values["registry-server"] as RegistryServerKind;
-  if (!REGISTRY_SERVERS.includes(registryServer)) {
-    throw usageError(
-      "synth",
-      `--registry-server must be ${REGISTRY_SERVERS.join(" or ")}, not "${registryServer}"`,
-    );
-  }
-  const options: SynthOptions = {
-    runnerImage: values["runner-image"],
-    vmcpImage: values["vmcp-image"],
-    registryServer,
-    registryImage: values["registry-image"] ?? defaultRegistryImage(registryServer),
-    embeddingImage: values["embedding-image"],
-  };
+  const options = synthOptions(values);
   const progress = progressLine();
   progress.update(`synth: validating ${inputs.join(" ")}…`);
   const loaded = await loadPaths(inputs, {
     namespace: values.namespace,
-    unknownFields: unknownFields as UnknownFields,
+    unknownFields,
     // A directory an earlier synth wrote is output, not input (validate leaves it out alike).
     onSkippedDir: (dir) =>
       void process.stderr.write(
@@ -233,38 +295,12 @@ export async function main(argv: string[]): Promise<number> {
     namespaces: values.namespaces,
   });
   progress.done();
-  const issues = locateIssues(rendered.issues, loaded.report);
-  if (issues.length > 0) {
-    await writeText(process.stderr, issues.map((i) => `${synthIssueLine(i)}\n`).join(""));
-  }
-  if (hasErrors(issues)) {
-    const failed = issues.filter((i) => i.severity === "error").length;
-    await writeText(
-      process.stderr,
-      `synth: ${failed} resource(s) render nothing; nothing written to ${where}\n`,
-    );
-    return 1;
-  }
-  if ("print" in to) {
-    await writeText(process.stdout, printable(rendered.files, to.print));
-  } else {
-    const outcome = writeOutputDir(to.dir, rendered.files, guard);
-    if (values.status) {
-      const statuses = computeStatuses(new ResourceSet(loaded.resources), {
-        resolved: rendered.resolved,
-      });
-      await writeText(
-        process.stdout,
-        statuses.map((s) => stringify(s, { lineWidth: 0 })).join("---\n"),
-      );
-    }
-    const removed = outcome.removed.length > 0 ? `, ${outcome.removed.length} removed` : "";
-    await writeText(
-      process.stderr,
-      `synth: ${loaded.resources.length} resource(s) -> ${rendered.objects} object(s) in ${rendered.namespaces} namespace file(s); ${to.dir}: ${outcome.written.length} file(s) written, ${outcome.unchanged.length} unchanged${removed}\n`,
-    );
+  if (await printIssues(locateIssues(rendered.issues, loaded.report), where)) return 1;
+  if ("dir" in to) {
+    await writeDir(to.dir, rendered, guard, loaded.resources, values.status);
     return 0;
   }
+  await writeText(process.stdout, printable(rendered.files, to.print));
   await writeText(
     process.stderr,
     `synth: ${loaded.resources.length} resource(s) -> ${rendered.objects} object(s) written to ${where}\n`,
