@@ -50,8 +50,10 @@ export interface TransportOptions {
 let emptyHome: string | undefined;
 function home(): string {
   if (emptyHome === undefined || !fs.existsSync(emptyHome)) {
-    emptyHome = fs.mkdtempSync(join(tmpdir(), "mcpfleet-git-home-"));
-    fs.chmodSync(emptyHome, 0o500);
+    const dir = fs.mkdtempSync(join(tmpdir(), "mcpfleet-git-home-"));
+    fs.chmodSync(dir, 0o500);
+    process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+    emptyHome = dir;
   }
   return emptyHome;
 }
