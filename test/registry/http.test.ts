@@ -371,6 +371,12 @@ describe("registry HTTP API", () => {
     await expectProblem(await get("/default/v0.1/servers?limit=0"), 400, "ERR_INVALID_PARAMETER");
     await expectProblem(await get("/default/v0.1/servers?limit=101"), 400, "ERR_INVALID_PARAMETER");
     await expectProblem(await get("/default/v0.1/servers?limit=abc"), 400, "ERR_INVALID_PARAMETER");
+    // ajv turns 1e999 into Infinity and skips its range checks on it.
+    await expectProblem(
+      await get("/default/v0.1/servers?limit=1e999"),
+      400,
+      "ERR_INVALID_PARAMETER",
+    );
     await expectProblem(
       await get("/default/v0.1/servers?cursor=%21%21"),
       400,

@@ -71,6 +71,16 @@ function sinceOf(v: string | undefined): Date | undefined {
   return d < EPOCH ? EPOCH : d;
 }
 
+/**
+ * ajv coerces `1e999` to Infinity and then skips its range checks (they apply to finite numbers
+ * only), so the schema alone lets an infinite limit through.
+ */
+function checkLimitFinite(req: FastifyRequest<ListRoute>): void {
+  if (Number.isFinite(req.query.limit)) return;
+  const sent = new URL(req.url, "http://localhost").searchParams.get("limit");
+  fail("ERR_INVALID_PARAMETER", `limit must be an integer from 1 to 100, got "${sent ?? ""}"`);
+}
+
 /** Versions as the official registry lists them: the most recently published first. */
 function newestFirst(a: StoredEntry, b: StoredEntry): number {
   return a.publishedAt < b.publishedAt
@@ -145,6 +155,7 @@ async function listServers(
   if (q.cursor !== undefined && after === undefined) {
     fail("ERR_INVALID_CURSOR", "cursor is not one this server issued; start again without it");
   }
+  checkLimitFinite(req);
   const since = sinceOf(q.updated_since);
   const scope = opts.authorizer.cacheScope(req.principal);
   const key = `L\0${scope}\0${reg.name}\0${q.cursor ?? ""}\0${q.limit}\0${q.search ?? ""}\0${since?.toISOString() ?? ""}\0${q.version ?? ""}\0${q.include_deleted}`;
