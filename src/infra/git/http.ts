@@ -3,6 +3,11 @@
 // connected to pinned to the one checked. They reach git as configuration in its environment
 // (see transport.ts), never on its command line, where any local user could read a password.
 
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import { join } from "node:path";
+import * as tls from "node:tls";
+
 export interface HttpSettings {
   /** The Authorization header to send, when credentials are configured. */
   authorization?: string | undefined;
@@ -16,6 +21,29 @@ export interface HttpSettings {
    * not followed, so neither a changed DNS answer nor a redirect can lead elsewhere.
    */
   pinned?: { host: string; port: number; addresses: string[] } | undefined;
+}
+
+/** Where Debian's and Alpine's curl find the system's certificate authorities. */
+const SYSTEM_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/ssl/cert.pem"];
+
+/**
+ * A bundle of the system's authorities plus `extraPem`, written under `dir`: `http.sslCAInfo`
+ * replaces curl's trust store, and a private CA is trusted besides the public ones, not instead.
+ * Without a system bundle, Node's own root certificates stand in for it.
+ */
+export function trustBundle(extraPem: string, dir: string): string {
+  const system = SYSTEM_BUNDLES.find((f) => fs.existsSync(f));
+  const base =
+    system !== undefined ? fs.readFileSync(system, "utf8") : tls.rootCertificates.join("\n");
+  const pem = `${base.trimEnd()}\n${extraPem.trimEnd()}\n`;
+  const file = join(dir, `ca-${createHash("sha256").update(pem).digest("hex").slice(0, 16)}.pem`);
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, pem, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  }
+  return file;
 }
 
 /** `git -c` style settings for one HTTP(S) operation. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { McpfleetError } from "../../errors.js";
 import { DEFAULT_OPTIONS } from "../../validate/types.js";
-import { urlPort } from "./http.js";
+import { trustBundle, urlPort } from "./http.js";
 import { ObjectStore, ObjectTooLargeError } from "./objects.js";
 import { readRef } from "./refs.js";
 import { isSshUrl } from "./ssh.js";
@@ -213,8 +213,8 @@ export class GitSource {
     const settings: Awaited<ReturnType<GitSource["httpSettings"]>> = {};
     if (authorization !== undefined) settings.authorization = authorization;
     if (this.opts.caFile !== undefined) {
-      readSecret(this.opts.caFile); // a missing bundle says so, not a TLS failure
-      settings.caFile = this.opts.caFile;
+      // A missing bundle says so, not a TLS failure; read every time, so rotation needs no restart.
+      settings.caFile = trustBundle(readSecret(this.opts.caFile), this.opts.cacheDir);
     }
     if (this.opts.pinAddresses !== undefined) {
       const url = new URL(this.url);
