@@ -75,6 +75,18 @@ function providerFile(config: ProviderConfig, field: string, path: string): stri
   }
 }
 
+/** How requests to a provider are made: its CA, its private-address allowance, a time limit. */
+export function providerHttp(config: ProviderConfig, timeoutMs: number): ProviderHttpOptions {
+  return {
+    allowPrivateIP: config.allowPrivateIP === true,
+    timeoutMs,
+    maxBytes: 1024 * 1024,
+    ...(config.caCertPath !== undefined
+      ? { ca: providerFile(config, "caCertPath", config.caCertPath) }
+      : {}),
+  };
+}
+
 export class TokenProvider {
   readonly keys: ProviderKeySet;
   private readonly http: ProviderHttpOptions;
@@ -91,12 +103,7 @@ export class TokenProvider {
     shared: Map<string, ProviderKeySet> = new Map(),
   ) {
     this.http = {
-      allowPrivateIP: config.allowPrivateIP === true,
-      timeoutMs: tuning.httpTimeoutMs,
-      maxBytes: 1024 * 1024,
-      ...(config.caCertPath !== undefined
-        ? { ca: providerFile(config, "caCertPath", config.caCertPath) }
-        : {}),
+      ...providerHttp(config, tuning.httpTimeoutMs),
       ...(config.authTokenFile !== undefined ? { authTokenFile: config.authTokenFile } : {}),
     };
     if (config.clientSecretFile !== undefined) {

@@ -4,7 +4,11 @@ import { McpfleetError } from "../../errors.js";
 import type { LoadedConfig } from "../config/types.js";
 import { readSecretFile } from "../config/secrets.js";
 import { isAbsolute, join } from "node:path";
+import { providerHttp } from "../auth/provider.js";
 import type { SignInSettings } from "./session.js";
+
+/** Time limit of the sign-in's discovery and token requests. */
+const SIGN_IN_TIMEOUT_MS = 10_000;
 
 export interface UiSettings {
   enabled: boolean;
@@ -39,6 +43,8 @@ export function uiSettings(loaded: LoadedConfig): UiSettings {
     enabled: true,
     signIn: {
       issuerUrl: provider.issuerUrl,
+      // The provider's own CA and address rules; no service-account token on sign-in requests.
+      http: providerHttp(provider, SIGN_IN_TIMEOUT_MS),
       audience: provider.audience,
       clientId: sign.clientId,
       scopes: sign.scopes ?? ["mcp-registry:read"],

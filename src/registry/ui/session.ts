@@ -5,6 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { McpfleetError } from "../../errors.js";
+import { providerRequest, type ProviderHttpOptions } from "../auth/fetch.js";
 import type { Authorizer, Principal } from "../http/auth.js";
 
 export const SESSION_COOKIE = "mcpfleet_ui";
@@ -17,6 +18,8 @@ const MAX_SESSIONS = 10_000;
 
 export interface SignInSettings {
   issuerUrl: string;
+  /** How the provider is called (its CA, private addresses, time and size limits). */
+  http: ProviderHttpOptions;
   clientId: string;
   clientSecret?: string;
   /** Fixed callback URL; absent, built from the request's own origin. */
@@ -88,11 +91,11 @@ export class SignIn {
   private discover(): Promise<Endpoints> {
     this.endpoints ??= (async () => {
       const url = `${this.settings.issuerUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`;
-      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-      const doc = (await res.json()) as Record<string, unknown>;
+      const res = await providerRequest(url, this.settings.http);
+      const doc = (res.body ?? {}) as Record<string, unknown>;
       const authorization = doc.authorization_endpoint;
       const token = doc.token_endpoint;
-      if (!res.ok || typeof authorization !== "string" || typeof token !== "string") {
+      if (res.status !== 200 || typeof authorization !== "string" || typeof token !== "string") {
         throw new McpfleetError(
           "ERR_INTERNAL",
           `the identity provider's discovery document at ${url} has no authorization and token endpoints`,
@@ -164,31 +167,28 @@ export class SignIn {
       );
     }
     const ep = await this.discover();
-    const body = new URLSearchParams({
+    const form = {
       grant_type: "authorization_code",
       code: q.code,
       redirect_uri: this.redirectUri(req),
       code_verifier: pending.verifier,
       client_id: this.settings.clientId,
       resource: this.settings.audience,
-    });
-    const headers: Record<string, string> = {
-      "content-type": "application/x-www-form-urlencoded",
     };
-    if (this.settings.clientSecret !== undefined) {
-      const id = encodeURIComponent(this.settings.clientId);
-      const secret = encodeURIComponent(this.settings.clientSecret);
-      headers.authorization = `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
-    }
-    const res = await fetch(ep.token, {
+    const secret = this.settings.clientSecret;
+    const res = await providerRequest(ep.token, this.settings.http, {
       method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(10_000),
+      form,
+      ...(secret !== undefined
+        ? { basic: [this.settings.clientId, secret] as [string, string] }
+        : {}),
+    }).catch((err: unknown) => {
+      req.log.warn({ err }, "ui sign-in: token request failed");
+      throw new McpfleetError("ERR_UNAUTHORIZED", "the identity provider issued no access token");
     });
-    const tokens = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    const tokens = (res.body ?? {}) as Record<string, unknown>;
     const token = tokens.access_token;
-    if (!res.ok || typeof token !== "string") {
+    if (res.status !== 200 || typeof token !== "string") {
       req.log.warn({ status: res.status, error: tokens.error }, "ui sign-in: token request failed");
       throw new McpfleetError("ERR_UNAUTHORIZED", "the identity provider issued no access token");
     }
