@@ -1,5 +1,5 @@
 // Warning Events for the controller's own failures (a Git fetch that fails, an invalid revision,
-// an apply that fails), attached to its inventory ConfigMap: a stable object in its namespace
+// an apply that fails) and for what an applied revision's rendering warned of, attached to its inventory ConfigMap: a stable object in its namespace
 // that `kubectl describe configmap mcpfleet-inventory` shows them on. The inventory need not
 // exist yet (an Event may name an object that does not); the namespace is created when missing.
 // The same failure is recorded once, not on every poll: a key (reason, revision, code) already

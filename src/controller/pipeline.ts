@@ -1,8 +1,8 @@
 // One revision through the pipeline up to the target: load and validate every file of the
 // checked-out directory (schema, CEL, references), and only when all of it is valid, synthesize
 // and plan (revision-plan.ts): the one value every target, dry run and diff consumes.
-// An invalid revision yields its errors as `file:line:column` lines relative to the repository
-// root, and no plan at all.
+// An invalid revision (or one with a resource synthesis renders nothing for) yields its errors
+// as `file:line:column` lines relative to the repository root, and no plan at all.
 import { relative, sep } from "node:path";
 import { type LoadResult, loadPaths, loadTexts } from "../synth/load.js";
 import { locateIssues, synthIssueLine } from "../synth/issues.js";
@@ -86,7 +86,10 @@ function renderLoaded(
     return { ok: false, errors, warnings };
   }
   const result = synthesize(loaded.resources, options.synth ?? DEFAULT_SYNTH_OPTIONS);
-  // What rendering reports (a resource that renders nothing included) is shown, not refused.
-  warnings.push(...locateIssues(result.issues, loaded.report).map(synthIssueLine));
+  // A resource that renders nothing refuses the revision, as `mcpfleet synth` does: applied, its
+  // absence would prune what it rendered before. Warnings are shown and the revision goes on.
+  const issues = locateIssues(result.issues, loaded.report);
+  for (const i of issues) (i.severity === "error" ? errors : warnings).push(synthIssueLine(i));
+  if (errors.length > 0) return { ok: false, errors, warnings };
   return { ok: true, plan: planRevision(loaded.resources, result), warnings };
 }

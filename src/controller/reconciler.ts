@@ -51,6 +51,13 @@ interface SyncTiming {
   sameTree?: boolean;
 }
 
+/** How many of a revision's warnings its Event quotes. */
+const EVENT_WARNINGS_SHOWN = 3;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 export class Reconciler {
   private readonly opts: ReconcilerOptions;
   private readonly log: Logger;
@@ -341,7 +348,7 @@ export class Reconciler {
   }
 
   private async recordApplied(
-    { revision, result }: Extract<SyncOutcome, { kind: "applied" }>,
+    { revision, result, warnings }: Extract<SyncOutcome, { kind: "applied" }>,
     at: SyncTiming,
     seconds: number | undefined,
   ): Promise<void> {
@@ -360,6 +367,10 @@ export class Reconciler {
       await this.refresh(revision);
       return;
     }
+    // Drift correction re-renders the same tree on schedule: its warnings were said already.
+    if (at.tree === undefined || at.tree !== this.lastAppliedTree) {
+      await this.warnRendered(revision, warnings ?? []);
+    }
     this.lastInvalid = undefined;
     this.lastAppliedAt = this.now();
     this.lastAppliedTree = at.tree;
@@ -369,6 +380,21 @@ export class Reconciler {
       { revision: revision.commit, target, applied, unchanged, pruned },
       "revision applied",
     );
+  }
+
+  /**
+   * One Warning Event for an applied revision's warnings (what validation and synthesis said,
+   * e.g. a backend reached without credentials): the first few in full, then how many more.
+   */
+  private async warnRendered(revision: Revision, warnings: string[]): Promise<void> {
+    if (warnings.length === 0) return;
+    const shown = warnings.slice(0, EVENT_WARNINGS_SHOWN).map((w) => clip(w, 300));
+    const more = warnings.length - shown.length;
+    const message =
+      `revision ${revision.commit.slice(0, 12)} applied with ${warnings.length} warning` +
+      `${warnings.length === 1 ? "" : "s"}: ${shown.join("; ")}` +
+      (more > 0 ? ` (and ${more} more; see the controller's log)` : "");
+    await this.warn(`warnings:${revision.commit}`, "RevisionWarnings", message);
   }
 
   private logChanges(revision: Revision, result: ApplyResult): void {

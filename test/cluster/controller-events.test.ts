@@ -1,12 +1,13 @@
 // Warning Events for failures that are not apply failures, on the real API server: a Git fetch
 // that fails and an invalid revision, each recorded once on the inventory ConfigMap however often
-// the poll sees it again.
-import { renameSync } from "node:fs";
+// the poll sees it again; and an applied revision's warnings, said once.
+import { readFileSync, renameSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LiveObject } from "../../src/infra/kube/client.js";
 import { Reconciler } from "../../src/controller/reconciler.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
-import { commitFiles, exampleRepo } from "../controller/helpers.js";
+import { commitFiles, EXAMPLES, exampleRepo } from "../controller/helpers.js";
 import { type Harness, harness, testNamespace } from "./controller-harness.js";
 
 async function warnings(h: Harness, reason: string): Promise<LiveObject[]> {
@@ -112,5 +113,55 @@ describe.skipIf(noCluster())(
       expect(await h.list("Event").catch(() => [])).toEqual([]);
       h.client.close();
     }, 30_000);
+
+    it("says an applied revision's warnings once, and refuses one with a resource that renders nothing", async () => {
+      const repo = exampleRepo();
+      const h = harness(clusterKubeconfig()!, repo.dir, testNamespace(clusterKubeconfig()!));
+      expect((await h.reconciler.sync()).kind).toBe("applied");
+      const gatewayFile = join(EXAMPLES, "virtualmcpserver-engineering-gateway.yaml");
+      const gateway = readFileSync(gatewayFile, "utf8");
+      const awsBackend = [
+        "      github:",
+        "        type: external_auth_config_ref",
+        "        externalAuthConfigRef:",
+        "          name: aws-mcp",
+      ].join("\n");
+      const warned = commitFiles(
+        repo.dir,
+        {
+          "fleet/virtualmcpserver-engineering-gateway.yaml": gateway.replace(
+            /      github:\n(?:        .*\n){3}/,
+            `${awsBackend}\n`,
+          ),
+        },
+        "aws backend",
+      );
+      expect((await h.reconciler.sync()).kind).toBe("applied");
+      // A drift-correction pass renders the same tree again: nothing new is said.
+      expect((await h.reconciler.sync({ force: true })).kind).toBe("applied");
+      const events = await warnings(h, "RevisionWarnings");
+      expect(events).toHaveLength(1);
+      expect(String(events[0]!.message)).toContain(warned.slice(0, 12));
+      expect(String(events[0]!.message)).toMatch(
+        /virtualmcpserver-engineering-gateway\.yaml:\d+:\d+: .*sent without credentials/,
+      );
+
+      // OIDC settings in a ConfigMap cannot be rendered: that server would render nothing, and
+      // applying the rest would prune what it rendered before. The revision is refused.
+      const stdio = readFileSync(join(EXAMPLES, "mcpserver-stdio.yaml"), "utf8");
+      const oidc = "  oidcConfig:\n    type: configMap\n    configMap:\n      name: oidc\n";
+      commitFiles(
+        repo.dir,
+        { "fleet/mcpserver-stdio.yaml": `${stdio.trimEnd()}\n${oidc}` },
+        "oidc",
+      );
+      const refused = await h.reconciler.sync();
+      expect(refused.kind).toBe("invalid");
+      const failed = await warnings(h, "ValidationFailed");
+      expect(failed).toHaveLength(1);
+      expect(String(failed[0]!.message)).toMatch(/renders nothing/);
+      expect(String(failed[0]!.message)).toMatch(/stays in place/);
+      h.client.close();
+    }, 60_000);
   },
 );
