@@ -12,15 +12,18 @@ import {
   exitCode,
   formatReport,
   isFormat,
-  validatePaths,
+  type Report,
 } from "../validate/index.js";
+import { resourceLabel } from "../validate/resource.js";
+import { loadPaths } from "../synth/load.js";
+import type { Resource } from "../synth/model.js";
 
 const USAGE = `Usage: mcpfleet validate [options] [PATH|-]...
 
 Validates resource YAML (files, directories searched recursively for .yaml, .yml and .json,
 or - for standard input) at three levels: schema, CEL rules and references across all the
-documents given. With no path, standard input is read when it is not a terminal (a pipe),
-else the current directory.
+documents given; a valid set is then rendered in memory, as synth would render it. With no
+path, standard input is read when it is not a terminal (a pipe), else the current directory.
 
 Options:
   -o, --output FORMAT         text (default), json, junit or tap
@@ -35,6 +38,9 @@ Options:
       --skip KIND,...         do not validate these kinds (Kind or apiVersion/Kind; repeatable)
       --reject KIND,...       refuse these kinds wherever they appear (same forms; repeatable)
       --allow-missing-refs    references to resources not given are warnings, not errors
+                              (and no synthesis check: the input is part of a set)
+      --no-synth              skip the synthesis check (a valid set is rendered in memory: a
+                              resource that renders nothing is an error, what it drops a warning)
       --allow-empty           an input with no resource is not an error
       --registry-config       treat every document as a registry-server configuration file
       --no-kube               skip core Kubernetes kinds instead of validating them
@@ -44,6 +50,24 @@ Options:
 Exit status: 0 all valid, 1 something invalid or no resource found, 2 usage error or
 unreadable path. A directory written by mcpfleet synth (it holds .mcpfleet-output.json) met
 inside a directory given is not read; name it to validate it. See mcpfleet docs validate (docs/validate.md of the installation).`;
+
+/**
+ * The report with what synthesis would say of a valid set (a resource that renders nothing, a
+ * backend reached without credentials), so CI finds it before `synth` or the controller do.
+ */
+async function withSynthesisIssues(report: Report, resources: Resource[]): Promise<Report> {
+  // Imported here: an invalid set, or --no-synth, does not pay for loading the renderers.
+  const [{ reportWithIssues }, { synthesize }, { DEFAULT_SYNTH_OPTIONS }] = await Promise.all([
+    import("../synth/issues.js"),
+    import("../synth/render.js"),
+    import("../synth/options.js"),
+  ]);
+  const skipped = new Set(report.resources.filter((r) => r.skipped).map(resourceLabel));
+  const rendered = resources.filter(
+    (r) => !skipped.has(resourceLabel({ ...r.metadata, kind: r.kind })),
+  );
+  return reportWithIssues(report, synthesize(rendered, DEFAULT_SYNTH_OPTIONS).issues);
+}
 
 /** Fewer files than this are validated too fast for a progress line to be worth drawing. */
 const PROGRESS_MIN_FILES = 20;
@@ -73,6 +97,7 @@ export async function main(argv: string[]): Promise<number> {
       skip: { type: "string", multiple: true },
       reject: { type: "string", multiple: true },
       "allow-missing-refs": { type: "boolean", default: false },
+      synth: { type: "boolean", default: true },
       "allow-empty": { type: "boolean", default: false },
       "registry-config": { type: "boolean", default: false },
       kube: { type: "boolean", default: DEFAULT_OPTIONS.kube },
@@ -105,9 +130,9 @@ export async function main(argv: string[]): Promise<number> {
   if (inputs.notice !== undefined) process.stderr.write(`${inputs.notice}\n`);
   const progress = progressLine(process.stderr);
   const notices: string[] = [];
-  let report;
+  let loaded;
   try {
-    report = await validatePaths(inputs.paths, {
+    loaded = await loadPaths(inputs.paths, {
       namespace: values.namespace,
       unknownFields,
       ignoreMissingSchemas: values["ignore-missing-schemas"],
@@ -126,6 +151,12 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     progress.done();
   }
+  // Synthesis needs the whole set: with references allowed to be missing, the input is a part.
+  const synth = values.synth && !values["allow-missing-refs"] && !values["registry-config"];
+  const report =
+    loaded.valid && synth
+      ? await withSynthesisIssues(loaded.report, loaded.resources)
+      : loaded.report;
   for (const n of notices) process.stderr.write(`${n}\n`);
   const kustomizations = report.resources.filter((r) => r.skipped && r.kind === "Kustomization");
   if (kustomizations.length > 0) {

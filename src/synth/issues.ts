@@ -2,7 +2,8 @@
 // it cannot follow, a resource it renders nothing for. Renderers report each issue once, against
 // the resource it concerns; synthesize() returns them beside the manifests, and the commands print
 // them one line each, in the shape validate prints its findings.
-import type { Report } from "../validate/types.js";
+import type { Issue, Report, ResourceResult } from "../validate/types.js";
+import { summarise } from "../validate/index.js";
 import { resourceLabel } from "../validate/resource.js";
 import type { Resource } from "./model.js";
 
@@ -116,4 +117,34 @@ export function synthIssueLine(issue: SynthIssue): string {
   const where = r.file !== undefined ? `${r.file}:${r.line ?? 1}:1: ` : "";
   const tail = issue.severity === "warning" ? `(${issue.code}, warning)` : `(${issue.code})`;
   return `${where}${resourceLabel(r)}: ${issue.path ?? "-"}: ${issue.message.replace(/\s*\n\s*/g, " ")} ${tail}`;
+}
+
+/**
+ * `report` with the issues added to the resources they concern, at the `runtime` level (what the
+ * operator finds when it reconciles), an error making its resource invalid: how `mcpfleet
+ * validate` shows what synthesis would say, in every output format it has.
+ */
+export function reportWithIssues(report: Report, issues: readonly SynthIssue[]): Report {
+  if (issues.length === 0) return report;
+  const byResource = new Map<string, SynthIssue[]>();
+  for (const i of issues) {
+    const key = resourceLabel(i.resource);
+    byResource.set(key, [...(byResource.get(key) ?? []), i]);
+  }
+  const resources = report.resources.map((r): ResourceResult => {
+    const mine = byResource.get(resourceLabel(r));
+    if (mine === undefined || r.skipped) return r;
+    byResource.delete(resourceLabel(r)); // the first document of a resource carries its issues
+    const asIssue = (i: SynthIssue): Issue => ({
+      path: i.path ?? "",
+      line: r.line,
+      column: 1,
+      message: `${i.message.replace(/\s*\n\s*/g, " ")} (${i.code})`,
+      level: "runtime",
+    });
+    const errors = [...r.errors, ...mine.filter((i) => i.severity === "error").map(asIssue)];
+    const warnings = [...r.warnings, ...mine.filter((i) => i.severity === "warning").map(asIssue)];
+    return { ...r, valid: r.valid && errors.length === r.errors.length, errors, warnings };
+  });
+  return { resources, summary: summarise(resources) };
 }
