@@ -11,6 +11,7 @@ import { type Resource, ResourceSet } from "../synth/model.js";
 import { computeStatus, type Observation, type Status } from "../synth/status.js";
 import { resourceKey } from "./revision-plan.js";
 import { observeWorkloads, rolloutState, workloadName } from "./health.js";
+import { EVENT_MESSAGE_BYTES, clipBytes } from "./error-summary.js";
 import type { InventoryEntry } from "./inventory.js";
 import type { KubeClient, LiveObject } from "../infra/kube/client.js";
 import {
@@ -30,6 +31,8 @@ interface Rollout {
 }
 
 const SUCCEEDED = "ReconciliationSucceeded";
+/** The most a Stalled condition's message holds, in UTF-8 bytes. */
+const STALLED_MESSAGE_BYTES = 4000;
 
 /** Resource key -> the keys of its Deployments and StatefulSets. */
 function workloadsByOwner(owners: ReadonlyMap<string, string>): Map<string, string[]> {
@@ -195,7 +198,9 @@ export class ResourceStatusWriter {
   }
 
   /** Marks resources Stalled (a failed apply), once per distinct message. */
-  async stalled(resources: readonly Resource[], reason: string, message: string): Promise<void> {
+  async stalled(resources: readonly Resource[], reason: string, failure: string): Promise<void> {
+    // Every resource carries it: a long failure is cut, so statuses stay small.
+    const message = clipBytes(failure, STALLED_MESSAGE_BYTES);
     for (const r of resources) {
       const key = resourceKey(r);
       const hash = contentHash({ reason, message });
@@ -243,7 +248,7 @@ export async function warningEvent(
       },
       involvedObject: involved,
       reason,
-      message: message.slice(0, 1024),
+      message: clipBytes(message, EVENT_MESSAGE_BYTES),
       type: "Warning",
       source: { component: "mcpfleet-controller" },
       firstTimestamp: now,

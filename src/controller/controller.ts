@@ -161,7 +161,12 @@ export class Controller {
       driftIntervalMs: opts.driftIntervalMs,
       dryRun: opts.dryRun,
       admission: admissionChecks(opts.cluster),
-      ...(operations !== undefined ? { suspended: () => operations.suspended() } : {}),
+      ...(operations !== undefined
+        ? {
+            suspended: () => operations.suspended(),
+            appliedRevision: () => operations.appliedRevision(),
+          }
+        : {}),
     });
   }
 

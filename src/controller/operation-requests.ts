@@ -13,6 +13,7 @@ import {
   recordStatus,
   recordedStatusOf,
 } from "./operations.js";
+import { InventoryStore, inventoryName } from "./inventory.js";
 import type { Logger } from "./logger.js";
 import type { ControllerStatus } from "./status.js";
 
@@ -85,22 +86,52 @@ export class OperationRequests {
     return this.opts.status.suspended;
   }
 
-  /** Records the status on the inventory when it differs from the one recorded last. */
+  /**
+   * Records the status on the inventory when it differs from the one recorded last. When the
+   * API server refuses it, the status is recorded again with its error message cut short: an
+   * older status (a ready controller, the revision before) must not stay in place of a failure.
+   */
   record(): Promise<void> {
     this.writing = this.writing.then(async () => {
-      const json = JSON.stringify(this.opts.status.toJSON());
+      const { status, log } = this.opts;
+      const json = JSON.stringify(status.toJSON());
       if (json === this.lastRecorded) return;
       try {
         await recordStatus(this.opts, json);
         this.lastRecorded = json;
+        return;
       } catch (err) {
-        this.opts.log.warn(
+        log.error(
           {},
-          `cannot record the status on the inventory: ${(err as Error).message}`,
+          `cannot record the status on the inventory (${Buffer.byteLength(json)} bytes): ${(err as Error).message}; recording it with the error message cut short`,
+        );
+      }
+      try {
+        await recordStatus(this.opts, JSON.stringify(status.shortJSON()));
+        this.lastRecorded = json;
+      } catch (err) {
+        log.error(
+          {},
+          `cannot record the status on the inventory, even cut short: ${(err as Error).message}; the status it shows is out of date`,
         );
       }
     });
     return this.writing;
+  }
+
+  /**
+   * The revision the inventory says is applied (by this process or an earlier one); undefined
+   * when nothing has been applied. Throws when the inventory cannot be read.
+   */
+  async appliedRevision(): Promise<string | undefined> {
+    const { client, namespace, fieldManager } = this.opts;
+    const inventory = await new InventoryStore(client, {
+      name: inventoryName(fieldManager),
+      namespace,
+      fieldManager,
+    }).read();
+    const revision = inventory?.revision;
+    return revision !== undefined && revision !== "" ? revision : undefined;
   }
 
   /** Starts reading reconcile requests, each answered with `syncNow`. */

@@ -12,6 +12,16 @@ import { renderFiles } from "./pipeline.js";
 import { admitPlan } from "./revision-plan.js";
 import type { ControllerStatus, SyncStage } from "./status.js";
 import { type Logger, silentLogger } from "./logger.js";
+import {
+  EVENT_MESSAGE_BYTES,
+  EVENT_SUMMARY,
+  STATUS_SUMMARY,
+  type SummaryLimits,
+  clip,
+  clipBytes,
+  countOf,
+  summarizeLines,
+} from "./error-summary.js";
 
 export interface ReconcilerOptions {
   source: Pick<GitSource, "resolve" | "checkout">;
@@ -31,6 +41,11 @@ export interface ReconcilerOptions {
   admission?: readonly AdmissionCheck[];
   /** Asked at the start of each sync: true skips it (the controller is suspended). */
   suspended?: () => Promise<boolean>;
+  /**
+   * The revision the target holds from an earlier process (the inventory's), asked when a
+   * revision fails before this process has applied one: what stays in place is named truly.
+   */
+  appliedRevision?: () => Promise<string | undefined>;
   now?: () => number;
 }
 
@@ -53,10 +68,6 @@ interface SyncTiming {
 
 /** How many of a revision's warnings its Event quotes. */
 const EVENT_WARNINGS_SHOWN = 3;
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 export class Reconciler {
   private readonly opts: ReconcilerOptions;
@@ -112,12 +123,39 @@ export class Reconciler {
     return { kind: "failed", stage, code, message, ...(revision ? { revision } : {}) };
   }
 
-  /** "`revision` ... was not applied; `<last>` stays in place": what stays when one is refused. */
-  private notApplied(revision: Revision, verb: string, details: string): string {
+  /**
+   * What stays in place when a revision is not applied: the revision this process applied, or
+   * else the one the target recorded (an earlier process's).
+   */
+  private async inPlace(): Promise<string> {
     const last = this.opts.status.lastAppliedRevision;
-    return `revision ${revision.commit.slice(0, 12)} ${verb} and was not applied; ${
-      last !== undefined ? `${last.slice(0, 12)} stays in place` : "nothing has been applied yet"
-    }: ${details}`;
+    if (last !== undefined) return `${last.slice(0, 12)} stays in place`;
+    if (this.opts.appliedRevision === undefined) return "nothing has been applied yet";
+    try {
+      const recorded = await this.opts.appliedRevision();
+      return recorded !== undefined
+        ? `${recorded.slice(0, 12)} stays in place`
+        : "nothing has been applied yet";
+    } catch (err) {
+      this.log.warn({}, `cannot read the applied revision: ${(err as Error).message}`);
+      return "what was applied before stays in place";
+    }
+  }
+
+  /**
+   * "`revision` ... was not applied; `<last>` stays in place: N errors: ...", for the status and
+   * for the Event, each summarized within its own limits.
+   */
+  private async notApplied(
+    revision: Revision,
+    verb: string,
+    lines: readonly string[],
+    noun: string,
+  ): Promise<{ status: string; event: string }> {
+    const head = `revision ${revision.commit.slice(0, 12)} ${verb} and was not applied; ${await this.inPlace()}`;
+    const count = lines.length > 1 ? `${countOf(lines.length, noun)}: ` : "";
+    const text = (limits: SummaryLimits) => `${head}: ${count}${summarizeLines(lines, limits)}`;
+    return { status: text(STATUS_SUMMARY), event: text(EVENT_SUMMARY) };
   }
 
   /** Runs one sync. Never throws: failures are outcomes (and status, metrics, log lines). */
@@ -275,7 +313,9 @@ export class Reconciler {
             : "cannot render";
       const what =
         revision !== undefined ? `revision ${revision.commit.slice(0, 12)}` : "the watched ref";
-      await this.warn(`${reason}:${key}:${code}`, reason, `${verb} ${what}: ${message} (${code})`);
+      // The code closes the message, so a long message is cut before it.
+      const shown = clipBytes(message, EVENT_MESSAGE_BYTES - 200);
+      await this.warn(`${reason}:${key}:${code}`, reason, `${verb} ${what}: ${shown} (${code})`);
     }
     this.fail({ stage, code, message }, revision, seconds);
     this.log.error({ stage, code, revision: revision?.commit }, message);
@@ -286,10 +326,14 @@ export class Reconciler {
     seconds: number | undefined,
   ): Promise<void> {
     this.lastInvalid = revision.commit;
-    const message = this.notApplied(revision, "is invalid", errors.join("; "));
-    this.fail({ stage: "validate", code: "ERR_INVALID_RESOURCES", message }, revision, seconds);
+    const message = await this.notApplied(revision, "is invalid", errors, "error");
+    this.fail(
+      { stage: "validate", code: "ERR_INVALID_RESOURCES", message: message.status },
+      revision,
+      seconds,
+    );
     for (const e of errors) this.log.error({ revision: revision.commit }, e);
-    await this.warn(`ValidationFailed:${revision.commit}`, "ValidationFailed", message);
+    await this.warn(`ValidationFailed:${revision.commit}`, "ValidationFailed", message.event);
   }
 
   /** Like an invalid revision: not retried until the ref moves, nothing of it written. */
@@ -298,9 +342,13 @@ export class Reconciler {
     seconds: number | undefined,
   ): Promise<void> {
     this.lastInvalid = revision.commit;
-    const details = refusals.map((r) => `${r.object}: ${r.reason}`).join("; ");
-    const message = this.notApplied(revision, "was refused", details);
-    this.fail({ stage: "admission", code: "ERR_REFUSED", message }, revision, seconds);
+    const details = refusals.map((r) => `${r.object}: ${r.reason}`);
+    const message = await this.notApplied(revision, "was refused", details, "refusal");
+    this.fail(
+      { stage: "admission", code: "ERR_REFUSED", message: message.status },
+      revision,
+      seconds,
+    );
     for (const r of refusals) {
       this.log.error({ revision: revision.commit, object: r.object }, `refused: ${r.reason}`);
     }
@@ -336,15 +384,16 @@ export class Reconciler {
     this.logChanges(revision, outcome.result);
     const failed = notReady.some((n) => n.reason !== "RolloutTimeout");
     const code = failed ? "ERR_ROLLOUT_FAILED" : "ERR_NOT_READY";
-    const message = `revision ${revision.commit.slice(0, 12)} was applied but ${notReady.length} workload(s) did not roll out: ${notReady
-      .map((n) => `${n.object}: ${n.reason}: ${n.message}`)
-      .join("; ")}`;
+    const lines = notReady.map((n) => `${n.object}: ${n.reason}: ${n.message}`);
+    const head = `revision ${revision.commit.slice(0, 12)} was applied but ${notReady.length} workload(s) did not roll out`;
+    const message = `${head}: ${summarizeLines(lines, STATUS_SUMMARY)}`;
     this.fail({ stage: "health", code, message }, revision, seconds);
     for (const n of notReady) {
       this.log.error({ revision: revision.commit, object: n.object, reason: n.reason }, n.message);
     }
     const reason = failed ? "RolloutFailed" : "NotReady";
-    await this.warn(`health:${revision.commit}:${code}`, reason, message);
+    const event = `${head}: ${summarizeLines(lines, EVENT_SUMMARY)}`;
+    await this.warn(`health:${revision.commit}:${code}`, reason, event);
   }
 
   private async recordApplied(

@@ -1,6 +1,15 @@
 // What the controller knows about its own progress, shared by the sync loop (which writes it) and
 // the HTTP endpoints and metrics (which read it). One instance per controller.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { clipBytes } from "./error-summary.js";
+
+/**
+ * The most a recorded error message holds, in UTF-8 bytes: callers summarize long failures
+ * (error-summary.ts); this bounds any other message, so the status always fits its ConfigMap.
+ */
+export const MAX_ERROR_MESSAGE_BYTES = 16_000;
+/** The message kept when even the summarized status cannot be recorded. */
+const SHORT_ERROR_MESSAGE_BYTES = 1000;
 
 /** The steps of one sync, as a failure names where it happened (apply stages: revision-plan.ts). */
 export type SyncStage =
@@ -101,7 +110,11 @@ export class ControllerStatus {
   }
 
   failed(error: Omit<SyncError, "at">, seconds?: number): void {
-    this.lastError = { ...error, at: new Date().toISOString() };
+    this.lastError = {
+      ...error,
+      message: clipBytes(error.message, MAX_ERROR_MESSAGE_BYTES),
+      at: new Date().toISOString(),
+    };
     this.metrics.failures.inc({ stage: error.stage, code: error.code });
     if (seconds !== undefined) {
       this.metrics.applyDuration.observe({ target: this.target, result: "failure" }, seconds);
@@ -119,6 +132,18 @@ export class ControllerStatus {
       lastError: this.lastError ?? null,
       suspended: this.suspended,
       lastHandledReconcileAt: this.lastHandledReconcileAt ?? null,
+    };
+  }
+
+  /** The same with the error message cut short: recorded when the full form is refused. */
+  shortJSON(): Record<string, unknown> {
+    const error = this.lastError;
+    return {
+      ...this.toJSON(),
+      lastError:
+        error === undefined
+          ? null
+          : { ...error, message: clipBytes(error.message, SHORT_ERROR_MESSAGE_BYTES) },
     };
   }
 }
