@@ -1,0 +1,225 @@
+// What a failed revision leaves visible, on the real API server, whatever it holds: a revision
+// with 10,000 invalid documents is named as attempted, its errors summarized (the first lines,
+// then counts by level) in the status on the inventory, in `mcpfleet status` and in one Warning
+// Event, every one of them small; the revision applied before stays in place and is named, also
+// by a controller process that did not apply it itself.
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parseControllerArgs, runController } from "../../src/cli/controller.js";
+import type { LiveObject } from "../../src/infra/kube/client.js";
+import { OperationRequests } from "../../src/controller/operation-requests.js";
+import { inventoryRef, recordedStatusOf, STATUS_KEY } from "../../src/controller/operations.js";
+import { silentLogger } from "../../src/controller/logger.js";
+import { Reconciler } from "../../src/controller/reconciler.js";
+import { ControllerStatus } from "../../src/controller/status.js";
+import type { StatusReport } from "../../src/controller/status-report.js";
+import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
+import { commitFiles, makeRepo } from "../support/git-server.js";
+import { runCli } from "../cli/helpers.js";
+import { tmp } from "../controller/helpers.js";
+import { harness, testNamespace } from "./controller-harness.js";
+import { client, installCrds } from "./helpers.js";
+
+beforeAll(async () => {
+  if (noCluster()) return;
+  await installCrds(client());
+});
+
+const kubeconfig = () => clusterKubeconfig()!;
+const flags = (ns: string) => ["--kubeconfig", kubeconfig(), "--controller-namespace", ns];
+
+const SERVER = `apiVersion: toolhive.stacklok.dev/v1alpha1
+kind: MCPServer
+metadata:
+  name: time
+spec:
+  image: docker.io/mcp/time:latest
+  transport: stdio
+  proxyMode: streamable-http
+  proxyPort: 8080
+`;
+
+/** 8,000 schema errors (an unknown transport) and 2,000 reference errors (a missing group). */
+function tenThousandErrors(): string {
+  const docs: string[] = [];
+  for (let i = 0; i < 8_000; i++) {
+    docs.push(
+      `apiVersion: toolhive.stacklok.dev/v1alpha1\nkind: MCPServer\nmetadata:\n  name: bad-${i}\nspec:\n  image: ghcr.io/example/x:1.0.0\n  transport: carrier-pigeon\n`,
+    );
+  }
+  for (let i = 0; i < 2_000; i++) {
+    docs.push(
+      `apiVersion: toolhive.stacklok.dev/v1alpha1\nkind: VirtualMCPServer\nmetadata:\n  name: gw-${i}\nspec:\n  incomingAuth:\n    type: anonymous\n  groupRef:\n    name: missing-group\n`,
+    );
+  }
+  return docs.join("---\n");
+}
+
+/** `mcpfleet controller --once` for the repository, as a CronJob runs it: a new process each time. */
+async function once(repo: string, ns: string): Promise<{ code: number; lines: string[] }> {
+  const lines: string[] = [];
+  const code = await runController(
+    parseControllerArgs([
+      "--once",
+      "--repo",
+      pathToFileURL(repo).href,
+      "--branch",
+      "main",
+      "--path",
+      "fleet",
+      "--kubeconfig",
+      kubeconfig(),
+      "-n",
+      ns,
+      "--controller-namespace",
+      ns,
+      "--cache-dir",
+      tmp("failure-cache"),
+    ])!,
+    { stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) },
+  );
+  return { code, lines };
+}
+
+const bytes = (o: unknown) => Buffer.byteLength(JSON.stringify(o));
+
+describe.skipIf(noCluster())("a revision with 10,000 errors", () => {
+  it("is recorded as attempted and failed, summarized in bounds, the revision before named in place", async () => {
+    const repo = tmp("failure-repo");
+    const first = makeRepo(repo, { "fleet/time.yaml": SERVER });
+    const ns = testNamespace(kubeconfig(), "failure");
+    const c = client();
+    const inventory = () =>
+      c.get(inventoryRef({ client: c, namespace: ns, fieldManager: "mcpfleet" }));
+    const time = () =>
+      c.get({
+        apiVersion: "toolhive.stacklok.dev/v1alpha1",
+        kind: "MCPServer",
+        metadata: { name: "time", namespace: ns },
+      });
+
+    expect((await once(repo, ns)).code).toBe(0);
+    const applied = await time();
+    expect(recordedStatusOf((await inventory())!)).toMatchObject({
+      ready: true,
+      lastAppliedRevision: first,
+      lastError: null,
+    });
+
+    const broken = commitFiles(repo, { "fleet/broken.yaml": tenThousandErrors() }, "10,000 errors");
+    // A new process: it applied nothing itself, the inventory says what is in place.
+    const failed = await once(repo, ns);
+    expect(failed.code).toBe(1);
+    expect(failed.lines.at(-1)).toMatch(/is invalid \(10000 errors\); nothing was applied$/);
+
+    // The inventory: the failure recorded, in a few KiB.
+    const live = (await inventory())!;
+    const statusText = (live.data as Record<string, string>)[STATUS_KEY]!;
+    expect(Buffer.byteLength(statusText)).toBeLessThan(32 * 1024);
+    expect(bytes(live)).toBeLessThan(256 * 1024);
+    const recorded = recordedStatusOf(live)!;
+    expect(recorded).toMatchObject({
+      lastAttemptedRevision: broken,
+      lastError: { stage: "validate", code: "ERR_INVALID_RESOURCES", revision: broken },
+    });
+    const message = recorded.lastError!.message;
+    expect(message).toMatch(
+      new RegExp(
+        `^revision ${broken.slice(0, 12)} is invalid and was not applied; ${first.slice(0, 12)} stays in place: 10,000 errors: fleet/broken\\.yaml:7:\\d+: MCPServer/${ns}/bad-0: /spec/transport: .*\\(schema\\); `,
+      ),
+    );
+    expect(message).toMatch(/; and 9,980 more: 7,980 schema, 2,000 reference$/);
+    // Twenty errors quoted, then the count of the rest.
+    expect(message.split(" 10,000 errors: ")[1]!.split("; ")).toHaveLength(21);
+
+    // `mcpfleet status`: not ready, the failed revision attempted, the one before applied.
+    const json = await runCli(["status", "-o", "json", ...flags(ns)]);
+    expect(json.status).toBe(0);
+    const report = JSON.parse(json.stdout) as StatusReport;
+    expect(report).toMatchObject({
+      ready: false,
+      lastAppliedRevision: first,
+      lastAttemptedRevision: broken,
+      lastError: { stage: "validate", code: "ERR_INVALID_RESOURCES", revision: broken, message },
+    });
+    const text = await runCli(["status", ...flags(ns)]);
+    expect(text.status).toBe(0);
+    expect(Buffer.byteLength(text.stdout)).toBeLessThan(32 * 1024);
+    const out = text.stdout.split("\n");
+    expect(out).toContain("ready       False");
+    expect(out).toContain(`attempted   ${broken}`);
+    expect(out.find((l) => l.startsWith("applied "))).toMatch(new RegExp(`^applied     ${first}`));
+    expect(out.find((l) => l.startsWith("last error "))).toMatch(
+      /^last error {2}validate ERR_INVALID_RESOURCES \(revision [0-9a-f]{12}, .+\): revision .* 10,000 errors: .*and 9,980 more: 7,980 schema, 2,000 reference$/,
+    );
+    // The resource in place is the one applied before, its status untouched.
+    const inPlace = await time();
+    expect(inPlace?.metadata.generation).toBe(applied?.metadata.generation);
+    expect(inPlace?.status).toEqual(applied?.status);
+    expect(report.resources.map((r) => r.name)).toEqual(["time"]);
+
+    // One Warning Event, under 1 KiB, with the first lines and the counts.
+    const events = (await c.list("v1", "Event", { namespace: ns })).filter(
+      (e: LiveObject) => e.reason === "ValidationFailed",
+    );
+    expect(events).toHaveLength(1);
+    const event = String(events[0]!.message);
+    expect(Buffer.byteLength(event)).toBeLessThanOrEqual(1024);
+    expect(event).toMatch(
+      new RegExp(
+        `^revision ${broken.slice(0, 12)} is invalid and was not applied; ${first.slice(0, 12)} stays in place: 10,000 errors: fleet/broken\\.yaml:7:`,
+      ),
+    );
+    expect(event).toMatch(/; and 9,99\d more: [\d,]+ schema, 2,000 reference$/);
+    c.close();
+  }, 180_000);
+
+  it("a fresh reconciler over an earlier process's inventory names the revision in place", async () => {
+    const repo = tmp("failure-fresh");
+    const first = makeRepo(repo, { "fleet/time.yaml": SERVER });
+    const ns = testNamespace(kubeconfig(), "failure");
+    const earlier = harness(kubeconfig(), repo, ns);
+    expect((await earlier.reconciler.sync()).kind).toBe("applied");
+    earlier.close();
+
+    const broken = commitFiles(repo, { "fleet/time.yaml": "kind: MCPServer\nspec: [\n" }, "2");
+    const h = harness(kubeconfig(), repo, ns);
+    const status = new ControllerStatus(h.source.refName, h.applier.target);
+    const operations = new OperationRequests({
+      client: h.client,
+      namespace: ns,
+      fieldManager: "mcpfleet",
+      status,
+      log: silentLogger,
+    });
+    const reconciler = new Reconciler({
+      source: h.source,
+      applier: h.applier,
+      status,
+      namespace: ns,
+      appliedRevision: () => operations.appliedRevision(),
+    });
+    try {
+      expect((await reconciler.sync()).kind).toBe("invalid");
+      await operations.record();
+      expect(status.lastError?.message).toMatch(
+        new RegExp(
+          `^revision ${broken.slice(0, 12)} is invalid and was not applied; ${first.slice(0, 12)} stays in place: fleet/time\\.yaml`,
+        ),
+      );
+      const [event] = (await h.list("Event")).filter((e) => e.reason === "ValidationFailed");
+      expect(String(event?.message)).toContain(`${first.slice(0, 12)} stays in place`);
+      const report = JSON.parse(
+        (await runCli(["status", "-o", "json", ...flags(ns)])).stdout,
+      ) as StatusReport;
+      expect(report).toMatchObject({
+        ready: false,
+        lastAppliedRevision: first,
+        lastAttemptedRevision: broken,
+        lastError: { revision: broken },
+      });
+    } finally {
+      h.close();
+    }
+  }, 90_000);
+});
