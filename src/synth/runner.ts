@@ -5,7 +5,7 @@
 // an environment variable from a secretKeyRef (the config names the variable) or a file mounted
 // from the Secret (the config names the path).
 import type * as T from "../../generated/types.js";
-import type { Resource, ResourceSet } from "./model.js";
+import { type Resource, type ResourceSet, groupName } from "./model.js";
 import { type AuthServerContext, embeddedAuthServer } from "./authserver.js";
 import type { PodExtras } from "./pod-extras.js";
 
@@ -15,6 +15,8 @@ export const RUNCONFIG_KEY = "runconfig.json";
 export const RUNCONFIG_SCHEMA_VERSION = "v0.1.0";
 /** Pod template annotation holding the sha256 of the run-config: a config change rolls pods. */
 export const RUNCONFIG_CHECKSUM = "toolhive.stacklok.dev/runconfig-checksum";
+/** The port the proxy runner listens on unless spec.proxyPort says otherwise. */
+export const DEFAULT_PROXY_PORT = 8080;
 
 /** Where a resource's references are looked up: its namespace in the synthesis set. */
 export interface Lookup {
@@ -375,5 +377,43 @@ export function resolveScaling(
       redis === undefined
         ? undefined
         : { address: redis.address, db: redis.db ?? 0, key_prefix: redis.keyPrefix },
+  };
+}
+
+/**
+ * The run-config keys MCPServer and MCPRemoteProxy share: the workload's names and port, and
+ * every configuration it references. `auth` is its outgoing auth, resolved by the caller before
+ * anything of its own kind, so that the files each mounts keep their order in the pod;
+ * `resourceUrl` is the proxy's URL, the resource inbound OIDC defaults to.
+ */
+export function proxyRunConfig(
+  r: Resource<"MCPServer" | "MCPRemoteProxy">,
+  lookup: Lookup,
+  extras: PodExtras,
+  auth: Record<string, unknown>,
+  resourceUrl: string,
+  headerForward: T.HeaderForwardConfig | undefined,
+): Record<string, unknown> {
+  const spec = r.spec;
+  const name = r.metadata.name;
+  return {
+    schema_version: RUNCONFIG_SCHEMA_VERSION,
+    name,
+    // The runner names the workload it creates after these; the reference's builder fills them
+    // in, and a run-config without them makes the runner create a StatefulSet with no name.
+    container_name: name,
+    base_name: name,
+    host: "0.0.0.0",
+    port: spec.proxyPort ?? DEFAULT_PROXY_PORT,
+    oidc_config: resolveOidc(spec, lookup, extras, spec.oidcConfigRef?.resourceUrl ?? resourceUrl),
+    ...resolveAuthz(spec.authzConfig, extras),
+    audit_config: resolveAudit(spec.audit, name),
+    telemetry_config: resolveTelemetry(spec, name, lookup, extras),
+    ...resolveToolConfig(spec.toolConfigRef, lookup),
+    ...auth,
+    header_forward: resolveHeaderForward(headerForward, extras, auth.header_forward),
+    trust_proxy_headers: spec.trustProxyHeaders ?? false,
+    endpoint_prefix: spec.endpointPrefix,
+    group: groupName(spec.groupRef),
   };
 }

@@ -2,33 +2,15 @@
 // `mcp-<n>-remote-proxy`, ServiceAccount (unless spec.serviceAccount names one), Role and
 // RoleBinding `<n>-remote-proxy-runner`, and ConfigMap `<n>-runconfig`.
 import type { KindRenderer } from "../context.js";
-import { prettyJson } from "../hash.js";
-import { selectorLabels, workloadLabels } from "../labels.js";
-import { type Resource, groupName } from "../model.js";
+import { workloadLabels } from "../labels.js";
+import type { Resource } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
-import { type Container, compact, kubeResources } from "../pod.js";
-import {
-  type Lookup,
-  RUNCONFIG_SCHEMA_VERSION,
-  resolveAudit,
-  resolveAuth,
-  resolveAuthz,
-  resolveHeaderForward,
-  resolveOidc,
-  resolveTelemetry,
-  resolveToolConfig,
-} from "../runner.js";
+import { kubeResources } from "../pod.js";
+import { DEFAULT_PROXY_PORT, type Lookup, proxyRunConfig, resolveAuth } from "../runner.js";
 import { PodExtras } from "../pod-extras.js";
 import { READ_VERBS, emitRbac } from "./common.js";
-import {
-  emitRunnerWorkload,
-  proxyPullSecrets,
-  RUNNER_CONTAINER,
-  runnerEnv,
-  runnerNotRendered,
-  runnerProbes,
-} from "./runner-workload.js";
-import { DEFAULT_PROXY_PORT, RUNNER_RESOURCES, proxyUrl } from "./mcpserver.js";
+import { emitRunnerWorkload, proxyPullSecrets, refuseUnrenderable } from "./runner-workload.js";
+import { RUNNER_RESOURCES, proxyUrl } from "./mcpserver.js";
 
 export const MCPREMOTEPROXY_APP = "mcpremoteproxy";
 
@@ -68,37 +50,16 @@ export function remoteProxyRunConfig(
   const spec = r.spec;
   const name = r.metadata.name;
   const extras = new PodExtras();
+  const resourceUrl = remoteProxyUrl(r).replace(/#.*$/, "");
   const auth = resolveAuth(spec, lookup, extras, {
     name,
     namespace: r.metadata.namespace,
-    resourceUrl: remoteProxyUrl(r).replace(/#.*$/, ""),
+    resourceUrl,
   });
   const config: Record<string, unknown> = {
-    schema_version: RUNCONFIG_SCHEMA_VERSION,
-    name,
-    // The runner names the workload it creates after these; the reference's builder fills them
-    // in, and a run-config without them makes the runner create a StatefulSet with no name.
-    container_name: name,
-    base_name: name,
+    ...proxyRunConfig(r, lookup, extras, auth, resourceUrl, spec.headerForward),
     remote_url: remoteUrlOf(spec),
     transport: spec.transport ?? "streamable-http",
-    host: "0.0.0.0",
-    port: spec.proxyPort ?? DEFAULT_PROXY_PORT,
-    oidc_config: resolveOidc(
-      spec,
-      lookup,
-      extras,
-      spec.oidcConfigRef?.resourceUrl ?? remoteProxyUrl(r).replace(/#.*$/, ""),
-    ),
-    ...resolveAuthz(spec.authzConfig, extras),
-    audit_config: resolveAudit(spec.audit, name),
-    telemetry_config: resolveTelemetry(spec, name, lookup, extras),
-    ...resolveToolConfig(spec.toolConfigRef, lookup),
-    ...auth,
-    header_forward: resolveHeaderForward(spec.headerForward, extras, auth.header_forward),
-    trust_proxy_headers: spec.trustProxyHeaders ?? false,
-    endpoint_prefix: spec.endpointPrefix,
-    group: groupName(spec.groupRef),
   };
   return { config, extras };
 }
@@ -109,51 +70,30 @@ export const REMOTE_PROXY_RULES = [
 ];
 
 export const renderMCPRemoteProxy: KindRenderer<"MCPRemoteProxy"> = (scope, r, context) => {
-  const why = runnerNotRendered(r);
-  if (why !== undefined) {
-    context.issues
-      .for(r)
-      .error("SYNTH_NOT_RENDERED", `renders nothing: ${why}`, "/spec/oidcConfig");
-    return;
-  }
+  if (refuseUnrenderable(r, context)) return;
   const spec = r.spec;
-  const name = r.metadata.name;
-  const names = remoteProxyNames(name);
-  const labels = workloadLabels(MCPREMOTEPROXY_APP, name);
-  const selector = selectorLabels(MCPREMOTEPROXY_APP, name);
+  const names = remoteProxyNames(r.metadata.name);
+  const labels = workloadLabels(MCPREMOTEPROXY_APP, r.metadata.name);
   const lookup: Lookup = { set: context.resources, namespace: r.metadata.namespace };
-  const proxyPort = spec.proxyPort ?? DEFAULT_PROXY_PORT;
   const { config, extras } = remoteProxyRunConfig(r, lookup);
-  const runconfig = prettyJson(config);
   const own = spec.serviceAccount !== undefined && spec.serviceAccount !== "";
 
   emitRbac(scope, r, names.runner, labels, REMOTE_PROXY_RULES, {
     serviceAccount: own ? spec.serviceAccount : undefined,
     imagePullSecrets: proxyPullSecrets(spec.resourceOverrides),
   });
-  const runner = compact<Container>({
-    name: RUNNER_CONTAINER,
+  emitRunnerWorkload(scope, r, {
+    app: MCPREMOTEPROXY_APP,
+    names,
+    ownerKey: "mcp-remote-proxy",
+    config,
+    extras,
     image: context.options.runnerImage,
-    imagePullPolicy: "IfNotPresent",
     // `run` needs one positional argument, which the runner replaces with the run-config's
     // `remote_url`; it ignores flags it does not know, so a `--remote` flag would be lost.
     args: ["run", "--foreground=true", "placeholder-for-remote-proxy"],
-    ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
-    env: runnerEnv(extras),
     resources: kubeResources(spec.resources) ?? RUNNER_RESOURCES,
-    ...runnerProbes(15),
-  });
-  emitRunnerWorkload(scope, r, {
-    names,
-    labels,
-    selector,
-    ownerKey: "mcp-remote-proxy",
-    runner,
-    runconfig,
-    extras,
+    readyDelay: 15,
     serviceAccountName: own ? (spec.serviceAccount as string) : names.runner,
-    proxyPort,
-    sessionAffinity: spec.sessionAffinity,
-    resourceOverrides: spec.resourceOverrides,
   });
 };

@@ -6,9 +6,9 @@
 // spec.podTemplateSpec.
 import type * as T from "../../../generated/types.js";
 import type { KindRenderer } from "../context.js";
-import { prettyJson, stableStringify } from "../hash.js";
-import { selectorLabels, workloadLabels } from "../labels.js";
-import { type Resource, groupName } from "../model.js";
+import { stableStringify } from "../hash.js";
+import { workloadLabels } from "../labels.js";
+import type { Resource } from "../model.js";
 import { dnsLabel, dnsSubdomain } from "../names.js";
 import {
   type Container,
@@ -19,31 +19,18 @@ import {
   secretRefsEnv,
 } from "../pod.js";
 import {
+  DEFAULT_PROXY_PORT,
   type Lookup,
-  RUNCONFIG_SCHEMA_VERSION,
-  resolveAudit,
+  proxyRunConfig,
   resolveAuth,
-  resolveAuthz,
-  resolveHeaderForward,
-  resolveOidc,
   resolveScaling,
-  resolveTelemetry,
-  resolveToolConfig,
 } from "../runner.js";
 import { type KubeVolume, type KubeVolumeMount, PodExtras } from "../pod-extras.js";
 import { ALL_VERBS, READ_VERBS, emit, emitRbac, serviceHost } from "./common.js";
-import {
-  emitRunnerWorkload,
-  proxyPullSecrets,
-  RUNNER_CONTAINER,
-  runnerEnv,
-  runnerNotRendered,
-  runnerProbes,
-} from "./runner-workload.js";
+import { emitRunnerWorkload, proxyPullSecrets, refuseUnrenderable } from "./runner-workload.js";
 
 export const MCPSERVER_APP = "mcpserver";
 export const MCP_CONTAINER = "mcp";
-export const DEFAULT_PROXY_PORT = 8080;
 
 /** Default resources of the proxy-runner container (the MCP server's are spec.resources). */
 export const RUNNER_RESOURCES: NonNullable<Container["resources"]> = {
@@ -198,23 +185,23 @@ export function mcpServerRunConfig(
   const extras = new PodExtras();
   const podPatch = stableStringify(mcpPodPatch(r));
   const profile = spec.permissionProfile;
+  const resourceUrl = mcpServerUrl(r).replace(/#.*$/, "");
   const auth = resolveAuth(spec, lookup, extras, {
     name,
     namespace: r.metadata.namespace,
-    resourceUrl: mcpServerUrl(r).replace(/#.*$/, ""),
+    resourceUrl,
   });
+  const permissionProfile =
+    profile === undefined
+      ? undefined
+      : (profile.type ?? "builtin") === "builtin"
+        ? profile.name
+        : extras.configMapFile(profile.name, profile.key ?? "permissions.json");
   const config: Record<string, unknown> = {
-    schema_version: RUNCONFIG_SCHEMA_VERSION,
-    name,
-    // The runner names the workload it creates after these; the reference's builder fills them
-    // in, and a run-config without them makes the runner create a StatefulSet with no name.
-    container_name: name,
-    base_name: name,
+    ...proxyRunConfig(r, lookup, extras, auth, resourceUrl, undefined),
     image: spec.image,
     transport,
     proxy_mode: clientProtocol(spec),
-    host: "0.0.0.0",
-    port: spec.proxyPort ?? DEFAULT_PROXY_PORT,
     target_port: spec.mcpPort,
     cmd_args: spec.args,
     env_vars:
@@ -222,29 +209,9 @@ export function mcpServerRunConfig(
         ? undefined
         : Object.fromEntries(spec.env.map((e) => [e.name, e.value])),
     volumes: bindVolumes(spec.volumes),
-    permission_profile_name_or_path:
-      profile === undefined
-        ? undefined
-        : (profile.type ?? "builtin") === "builtin"
-          ? profile.name
-          : extras.configMapFile(profile.name, profile.key ?? "permissions.json"),
+    permission_profile_name_or_path: permissionProfile,
     container_labels: { "toolhive-name": name },
-    oidc_config: resolveOidc(
-      spec,
-      lookup,
-      extras,
-      spec.oidcConfigRef?.resourceUrl ?? mcpServerUrl(r).replace(/#.*$/, ""),
-    ),
-    ...resolveAuthz(spec.authzConfig, extras),
-    audit_config: resolveAudit(spec.audit, name),
-    telemetry_config: resolveTelemetry(spec, name, lookup, extras),
-    ...resolveToolConfig(spec.toolConfigRef, lookup),
-    ...auth,
-    header_forward: resolveHeaderForward(undefined, extras, auth.header_forward),
     rate_limit_config: spec.rateLimiting,
-    trust_proxy_headers: spec.trustProxyHeaders ?? false,
-    endpoint_prefix: spec.endpointPrefix,
-    group: groupName(spec.groupRef),
     scaling_config: resolveScaling(
       cappedReplicas(spec.backendReplicas, stdio),
       spec.sessionStorage,
@@ -265,23 +232,12 @@ export const PROXY_RUNNER_RULES = [
 ];
 
 export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) => {
-  const why = runnerNotRendered(r);
-  if (why !== undefined) {
-    context.issues
-      .for(r)
-      .error("SYNTH_NOT_RENDERED", `renders nothing: ${why}`, "/spec/oidcConfig");
-    return;
-  }
+  if (refuseUnrenderable(r, context)) return;
   const spec = r.spec;
-  const name = r.metadata.name;
-  const names = mcpServerNames(name);
-  const labels = workloadLabels(MCPSERVER_APP, name);
-  const selector = selectorLabels(MCPSERVER_APP, name);
+  const names = mcpServerNames(r.metadata.name);
+  const labels = workloadLabels(MCPSERVER_APP, r.metadata.name);
   const lookup: Lookup = { set: context.resources, namespace: r.metadata.namespace };
-  const stdio = (spec.transport ?? "stdio") === "stdio";
-  const proxyPort = spec.proxyPort ?? DEFAULT_PROXY_PORT;
   const { config, extras, podPatch } = mcpServerRunConfig(r, lookup);
-  const runconfig = prettyJson(config);
 
   emitRbac(scope, r, names.runner, labels, PROXY_RUNNER_RULES, {
     imagePullSecrets: proxyPullSecrets(spec.resourceOverrides),
@@ -293,33 +249,22 @@ export const renderMCPServer: KindRenderer<"MCPServer"> = (scope, r, context) =>
       metadata: { name: names.serviceAccount, labels },
     });
   }
-  const runner = compact<Container>({
-    name: RUNNER_CONTAINER,
+  emitRunnerWorkload(scope, r, {
+    app: MCPSERVER_APP,
+    names,
+    ownerKey: "mcp-server",
+    config,
+    extras,
     image: context.options.runnerImage,
-    imagePullPolicy: "IfNotPresent",
     args: [
       "run",
       `--k8s-pod-patch=${podPatch}`,
       // The server's arguments travel in the run-config (`cmd_args`).
       spec.image,
     ],
-    ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
-    env: runnerEnv(extras),
     resources: RUNNER_RESOURCES,
-    ...runnerProbes(5),
-  });
-  emitRunnerWorkload(scope, r, {
-    names,
-    labels,
-    selector,
-    ownerKey: "mcp-server",
-    runner,
-    runconfig,
-    extras,
+    readyDelay: 5,
     serviceAccountName: names.runner,
-    proxyPort,
-    sessionAffinity: spec.sessionAffinity,
-    resourceOverrides: spec.resourceOverrides,
-    replicas: cappedReplicas(spec.replicas, stdio),
+    replicas: cappedReplicas(spec.replicas, (spec.transport ?? "stdio") === "stdio"),
   });
 };

@@ -3,9 +3,10 @@
 // overrides, and the Deployment and Service around it.
 import type { Construct } from "constructs";
 import type * as T from "../../../generated/types.js";
-import { contentHash } from "../hash.js";
+import type { SynthContext } from "../context.js";
+import { contentHash, prettyJson } from "../hash.js";
 import type { Resource } from "../model.js";
-import { configMapLabels } from "../labels.js";
+import { configMapLabels, selectorLabels, workloadLabels } from "../labels.js";
 import {
   type Container,
   type EnvVar,
@@ -15,7 +16,7 @@ import {
   compact,
 } from "../pod.js";
 import type { PodExtras } from "../pod-extras.js";
-import { RUNCONFIG_CHECKSUM, RUNCONFIG_DIR, RUNCONFIG_KEY } from "../runner.js";
+import { DEFAULT_PROXY_PORT, RUNCONFIG_CHECKSUM, RUNCONFIG_DIR, RUNCONFIG_KEY } from "../runner.js";
 import { restrictedContainer, restrictedPod } from "../security.js";
 import { emit } from "./common.js";
 
@@ -83,21 +84,33 @@ export function runnerNotRendered(r: Resource<"MCPServer" | "MCPRemoteProxy">): 
     : undefined;
 }
 
+/** Reports that a runner workload renders nothing, and why, when it does not; true then. */
+export function refuseUnrenderable(
+  r: Resource<"MCPServer" | "MCPRemoteProxy">,
+  context: SynthContext,
+): boolean {
+  const why = runnerNotRendered(r);
+  if (why === undefined) return false;
+  context.issues.for(r).error("SYNTH_NOT_RENDERED", `renders nothing: ${why}`, "/spec/oidcConfig");
+  return true;
+}
+
 export interface RunnerWorkload {
+  /** The `app` label of the kind: the workload's labels and selector are made from it. */
+  app: string;
   names: { deployment: string; service: string; runconfig: string };
-  labels: Record<string, string>;
-  selector: Record<string, string>;
   /** The reference operator's run-config ConfigMap owner label: `mcp-server`, `mcp-remote-proxy`. */
   ownerKey: string;
-  /** The runner container without its run-config mount, which is added here. */
-  runner: Container;
-  /** The run-config as written to the ConfigMap. */
-  runconfig: string;
+  /** The run-config, written sorted and indented to the ConfigMap. */
+  config: Record<string, unknown>;
   extras: PodExtras;
+  /** The runner container's image, arguments and resources. */
+  image: string;
+  args: string[];
+  resources: Container["resources"];
+  /** Seconds before the first readiness probe (see runnerProbes). */
+  readyDelay: number;
   serviceAccountName: string;
-  proxyPort: number;
-  sessionAffinity: string | undefined;
-  resourceOverrides: T.ResourceOverrides | undefined;
   /** Omitted when unset, so that an autoscaler owns the replica count. */
   replicas?: number;
 }
@@ -109,19 +122,36 @@ export function proxyPullSecrets(overrides: T.ResourceOverrides | undefined): { 
     .map((s) => ({ name: s.name }));
 }
 
-export function emitRunnerWorkload(scope: Construct, r: Resource, w: RunnerWorkload): void {
+export function emitRunnerWorkload(
+  scope: Construct,
+  r: Resource<"MCPServer" | "MCPRemoteProxy">,
+  w: RunnerWorkload,
+): void {
+  const labels = workloadLabels(w.app, r.metadata.name);
+  const selector = selectorLabels(w.app, r.metadata.name);
+  const proxyPort = r.spec.proxyPort ?? DEFAULT_PROXY_PORT;
+  const runconfig = prettyJson(w.config);
   emit(scope, r, {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: {
       name: w.names.runconfig,
-      labels: { ...w.labels, ...configMapLabels("run-config", w.ownerKey, r.metadata.name) },
-      annotations: { [CONTENT_CHECKSUM]: contentHash(w.runconfig) },
+      labels: { ...labels, ...configMapLabels("run-config", w.ownerKey, r.metadata.name) },
+      annotations: { [CONTENT_CHECKSUM]: contentHash(runconfig) },
     },
-    data: { [RUNCONFIG_KEY]: w.runconfig },
+    data: { [RUNCONFIG_KEY]: runconfig },
   });
   const runner: Container = {
-    ...w.runner,
+    ...compact<Container>({
+      name: RUNNER_CONTAINER,
+      image: w.image,
+      imagePullPolicy: "IfNotPresent",
+      args: w.args,
+      ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
+      env: runnerEnv(w.extras),
+      resources: w.resources,
+      ...runnerProbes(w.readyDelay),
+    }),
     securityContext: restrictedContainer({ privileged: false }),
     volumeMounts: [
       { name: "runconfig", mountPath: RUNCONFIG_DIR, readOnly: true },
@@ -130,8 +160,8 @@ export function emitRunnerWorkload(scope: Construct, r: Resource, w: RunnerWorkl
   };
   const template: PodTemplate = {
     metadata: {
-      labels: { ...w.labels },
-      annotations: { [RUNCONFIG_CHECKSUM]: contentHash(w.runconfig) },
+      labels: { ...labels },
+      annotations: { [RUNCONFIG_CHECKSUM]: contentHash(runconfig) },
     },
     spec: {
       serviceAccountName: w.serviceAccountName,
@@ -144,8 +174,8 @@ export function emitRunnerWorkload(scope: Construct, r: Resource, w: RunnerWorkl
       ],
     },
   };
-  const deploymentMeta: Metadata = { labels: { ...w.labels } };
-  const serviceMeta: Metadata = { labels: { ...w.labels } };
+  const deploymentMeta: Metadata = { labels: { ...labels } };
+  const serviceMeta: Metadata = { labels: { ...labels } };
   applyResourceOverrides(
     {
       deployment: deploymentMeta,
@@ -153,13 +183,13 @@ export function emitRunnerWorkload(scope: Construct, r: Resource, w: RunnerWorkl
       service: serviceMeta,
       proxyContainer: RUNNER_CONTAINER,
     },
-    w.resourceOverrides,
+    r.spec.resourceOverrides,
   );
   emit(scope, r, {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { name: w.names.deployment, ...deploymentMeta },
-    spec: compact({ replicas: w.replicas, selector: { matchLabels: w.selector }, template }),
+    spec: compact({ replicas: w.replicas, selector: { matchLabels: selector }, template }),
   });
   emit(scope, r, {
     apiVersion: "v1",
@@ -167,9 +197,9 @@ export function emitRunnerWorkload(scope: Construct, r: Resource, w: RunnerWorkl
     metadata: { name: w.names.service, ...serviceMeta },
     spec: {
       type: "ClusterIP",
-      selector: w.selector,
-      ports: [{ name: "http", port: w.proxyPort, targetPort: w.proxyPort, protocol: "TCP" }],
-      sessionAffinity: w.sessionAffinity ?? "ClientIP",
+      selector: selector,
+      ports: [{ name: "http", port: proxyPort, targetPort: proxyPort, protocol: "TCP" }],
+      sessionAffinity: r.spec.sessionAffinity ?? "ClientIP",
     },
   });
 }
