@@ -8,16 +8,13 @@ import { validateReadPaths, validateTexts } from "../validate/index.js";
 import { DEFAULT_OPTIONS, type Report, type ValidateOptions } from "../validate/types.js";
 import { parseDocuments } from "../validate/yaml-docs.js";
 import type { Resource } from "./model.js";
+import { isObject } from "../json.js";
 
 export interface LoadResult {
   report: Report;
   /** True when the report has no error: only then may anything be rendered. */
   valid: boolean;
   resources: Resource[];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { IPodTemplateSpec } from "kubernetes-models/v1/PodTemplateSpec";
 import type { IProbe } from "kubernetes-models/v1/Probe";
 import type * as T from "../../generated/types.js";
 import { stableStringify } from "./hash.js";
+import { isObject } from "../json.js";
 
 export type Container = IContainer;
 export type EnvVar = IEnvVar;
@@ -16,10 +17,6 @@ export type PodTemplate = IPodTemplateSpec;
 export type Probe = IProbe;
 
 type Obj = Record<string, unknown>;
-
-function isObj(value: unknown): value is Obj {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 function clone<V>(value: V): V {
   return value === undefined ? value : structuredClone(value);
@@ -171,7 +168,7 @@ function mergePodSpec(base: PodSpec, over: Obj): PodSpec {
       out[k] = appendUnique(out[k] as unknown[] | undefined, v as unknown[]);
     } else if (k === "nodeSelector") {
       out.nodeSelector = mergeMaps(base.nodeSelector, v as Record<string, string>);
-    } else if ((k === "securityContext" || k === "affinity" || k === "dnsConfig") && isObj(v)) {
+    } else if ((k === "securityContext" || k === "affinity" || k === "dnsConfig") && isObject(v)) {
       out[k] = { ...(out[k] ?? {}), ...v };
     } else {
       out[k] = v;
@@ -194,8 +191,8 @@ export function mergePodTemplate(
   containerName: string,
 ): PodTemplate {
   const out = clone(base);
-  if (user === undefined || !isObj(user)) return out;
-  const userMeta = isObj(user.metadata) ? user.metadata : {};
+  if (user === undefined || !isObject(user)) return out;
+  const userMeta = isObject(user.metadata) ? user.metadata : {};
   const labels = mergeMaps(
     userMeta.labels as Record<string, string> | undefined,
     out.metadata?.labels,
@@ -209,7 +206,7 @@ export function mergePodTemplate(
     if (labels !== undefined) out.metadata.labels = labels;
     if (annotations !== undefined) out.metadata.annotations = annotations;
   }
-  const userSpec = isObj(user.spec) ? clone(user.spec) : undefined;
+  const userSpec = isObject(user.spec) ? clone(user.spec) : undefined;
   if (userSpec !== undefined) {
     const spec = out.spec ?? { containers: [] };
     if (!spec.containers.some((c) => c.name === containerName)) {

@@ -10,15 +10,12 @@ import { EXPORTED_KINDS } from "./exported-kinds.js";
 import type { Claims } from "../config/types.js";
 import { PUBLISHER_META, type ServerEntry, type ServerJson } from "../formats/model.js";
 import { nameProblem } from "../formats/names.js";
+import { isObject } from "../../json.js";
 
 export const API_VERSION = "v1alpha1";
 const PREFIX = `${API_GROUP}/`;
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
 
 /** The namespaces to read: the configured ones, else the server's own. */
 export function kubeNamespaces(kube: KubeClient, configured: string[] | undefined): string[] {
@@ -36,19 +33,19 @@ export function kubeNamespaces(kube: KubeClient, configured: string[] | undefine
 
 /** One exported resource to an entry, or why it cannot be one. */
 export function kubeEntry(kind: string, obj: Obj): ServerEntry | string {
-  const meta = isObj(obj.metadata) ? obj.metadata : {};
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
   const ns = typeof meta.namespace === "string" ? meta.namespace : "default";
   const rname = typeof meta.name === "string" ? meta.name : "";
-  const ann = (isObj(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
+  const ann = (isObject(meta.annotations) ? meta.annotations : {}) as Record<string, string>;
   const name = `com.toolhive.k8s.${ns}/${rname}`;
   const np = nameProblem(name);
   if (np !== undefined) return `${kind} ${ns}/${rname}: ${np}`;
-  const status = isObj(obj.status) ? obj.status : {};
+  const status = isObject(obj.status) ? obj.status : {};
   const url = ann[`${PREFIX}registry-url`] ?? (typeof status.url === "string" ? status.url : "");
   if (url === "") {
     return `${kind} ${ns}/${rname}: no ${PREFIX}registry-url annotation and no status.url yet`;
   }
-  const spec = isObj(obj.spec) ? obj.spec : {};
+  const spec = isObject(obj.spec) ? obj.spec : {};
   const transport = spec.transport === "sse" || /\/sse(#|$)/.test(url) ? "sse" : "streamable-http";
   const server: ServerJson = {
     name,
@@ -73,7 +70,7 @@ export function kubeEntry(kind: string, obj: Obj): ServerEntry | string {
       return `${kind} ${ns}/${rname}: ${PREFIX}authz-claims is not JSON`;
     }
     const ok =
-      isObj(parsed) &&
+      isObject(parsed) &&
       Object.values(parsed).every(
         (v) => typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string")),
       );
@@ -114,9 +111,9 @@ export async function listKubeEntries(
           );
         }
         for (const item of page.items ?? []) {
-          if (!isObj(item)) continue;
+          if (!isObject(item)) continue;
           const ann =
-            isObj(item.metadata) && isObj(item.metadata.annotations)
+            isObject(item.metadata) && isObject(item.metadata.annotations)
               ? item.metadata.annotations
               : {};
           if (ann[`${PREFIX}registry-export`] !== "true") continue;
