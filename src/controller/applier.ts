@@ -35,7 +35,11 @@ export interface ApplyResult {
 
 export interface ApplyOptions {
   dryRun?: boolean;
-  /** Send every object even when its content has not changed (drift correction). */
+  /**
+   * Drift correction: compare every object whose content has not changed with the live one, and
+   * send those deleted or changed by someone else (the cluster target does so on its first apply
+   * of a process too).
+   */
   resend?: boolean;
 }
 

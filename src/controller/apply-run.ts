@@ -1,5 +1,5 @@
 // The bookkeeping of one revision's apply against the previous inventory: which planned objects
-// must be sent (new, changed, re-sent for drift, or still missing their owner's uid), the
+// must be sent (new, changed since last sent, or still missing their owner's uid), the
 // inventory entry each leaves, the owner reference each is sent with, and what changed.
 import type { KubeObject } from "../synth/model.js";
 import type { ObjectChange } from "./applier.js";
@@ -15,17 +15,15 @@ export class ApplyRun {
   readonly changes: ObjectChange[] = [];
   applied = 0;
   unchanged = 0;
-  private readonly resend: boolean;
   /** Hash of each object as needsWrite last computed it. */
   private readonly hashes = new Map<string, string>();
   private readonly onChange: ((c: ObjectChange) => void) | undefined;
 
   constructor(
     previous: ReadonlyMap<string, InventoryEntry>,
-    opts: { resend: boolean; onChange?: (c: ObjectChange) => void },
+    opts: { onChange?: (c: ObjectChange) => void } = {},
   ) {
     this.previous = previous;
-    this.resend = opts.resend;
     this.onChange = opts.onChange;
   }
 
@@ -39,17 +37,17 @@ export class ApplyRun {
     return withOwner(p.object, this.ownerRef(p));
   }
 
-  /** True when the object must be sent: new, changed, re-sent for drift, or owner now known. */
+  /**
+   * True when the object must be sent whatever the cluster holds: new, changed since last sent,
+   * or its owner's uid now known. The others are sent only when they drifted (drift-check.ts).
+   */
   needsWrite(p: PlannedObject): boolean {
     const owner = this.ownerRef(p);
     const hash = objectHash(withOwner(p.object, owner));
     this.hashes.set(p.key, hash);
     const prev = this.previous.get(p.key);
     return (
-      this.resend ||
-      prev === undefined ||
-      prev.hash !== hash ||
-      (p.owner !== undefined && owner === undefined)
+      prev === undefined || prev.hash !== hash || (p.owner !== undefined && owner === undefined)
     );
   }
 

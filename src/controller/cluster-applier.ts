@@ -1,7 +1,10 @@
 // `--target cluster`: server-side apply of a revision plan as clusterPlan selects and marks it,
 // stage by stage (CRDs, waited for until Established; Namespaces; configuration kinds; custom
 // resources; their workloads, owned by them). Objects whose content hash matches the inventory
-// are not sent again, so a revision that changes nothing makes no write request. With prune, what
+// are not sent again, so a revision that changes nothing makes no write request; on a drift check
+// (the first apply of a process, and each drift-correction cycle) they are compared with the live
+// objects, read a kind at a time, and only those deleted or changed by someone else are sent
+// again (drift-check.ts). With prune, what
 // the previous inventory held and the new plan does not is deleted once everything else has been
 // applied, and only when the live object still carries our marker. Retryable API errors (409,
 // 429, 5xx) back off with jitter.
@@ -12,6 +15,7 @@ import type { Applier, ApplyOptions, ApplyResult, NotReady, ObjectChange } from 
 import { type BackoffOptions, withBackoff } from "./backoff.js";
 import { appliedByUs, clusterPlan, entryRef, pruneCandidates } from "./cluster-plan.js";
 import { ApplyRun } from "./apply-run.js";
+import { driftedObjects } from "./drift-check.js";
 import { ResourceStatusWriter } from "./cluster-status.js";
 import { ROLLOUT_KINDS, waitForRollout, workloadName } from "./health.js";
 import { EventRecorder } from "./events.js";
@@ -129,6 +133,8 @@ export class ClusterApplier implements Applier {
   private readonly client: KubeClient;
   private readonly writer: KubeClient;
   private readonly hmacEnsured = new Set<string>();
+  /** Whether an apply of this process has compared the cluster with what it sent. */
+  private driftChecked = false;
   /** What the last successful apply applied, for status refreshes between revisions. */
   private last:
     | {
@@ -349,9 +355,11 @@ export class ClusterApplier implements Applier {
     const dryRun = options.dryRun === true;
     const previous = await this.retry(() => this.inventory.read());
     const run = new ApplyRun(previous?.entries ?? new Map<string, InventoryEntry>(), {
-      resend: options.resend === true,
       ...(this.opts.onChange !== undefined ? { onChange: this.opts.onChange } : {}),
     });
+    // What the inventory says was sent may have been changed or deleted since: a process that
+    // starts knows nothing of what happened while it was not running.
+    const checkDrift = options.resend === true || !this.driftChecked;
     if (!dryRun) {
       const provisional = run.provisional(plan.objects);
       if (!sameEntries(provisional, run.previous)) {
@@ -361,7 +369,9 @@ export class ClusterApplier implements Applier {
       }
     }
     // Stage by stage: owners' uids are known once their stage is done.
-    for (const stage of STAGES) await this.applyStage(run, plan.objects, stage, dryRun);
+    for (const stage of STAGES) {
+      await this.applyStage(run, plan.objects, stage, { dryRun, checkDrift });
+    }
     await this.ensureHmacSecrets(plan.resources, dryRun);
 
     // Prune: previous inventory entries the revision no longer renders.
@@ -374,6 +384,7 @@ export class ClusterApplier implements Applier {
     if (!dryRun && (!sameEntries(kept, run.previous) || previous === undefined)) {
       await this.retry(() => this.inventory.write({ revision: revision.commit, entries: kept }));
     }
+    if (!dryRun) this.driftChecked = true;
     return { applied: run.applied, unchanged: run.unchanged, pruned, changes: run.changes };
   }
 
@@ -382,12 +393,19 @@ export class ClusterApplier implements Applier {
     run: ApplyRun,
     plan: readonly PlannedObject[],
     stage: ApplyStage,
-    dryRun: boolean,
+    opts: { dryRun: boolean; checkDrift: boolean },
   ): Promise<void> {
+    const { dryRun } = opts;
     const pending: PlannedObject[] = [];
+    const sentBefore: PlannedObject[] = [];
     for (const p of plan) {
       if (p.stage !== stage) continue;
       if (run.needsWrite(p)) pending.push(p);
+      else sentBefore.push(p);
+    }
+    const drifted = opts.checkDrift ? await this.drifted(run, sentBefore, stage) : new Set();
+    for (const p of sentBefore) {
+      if (drifted.has(p.key)) pending.push(p);
       else run.keepUnchanged(p);
     }
     if (this.opts.stopping?.() === true && pending.length > 0) {
@@ -407,6 +425,21 @@ export class ClusterApplier implements Applier {
     if (stage === "crds" && !dryRun) {
       for (const p of pending) await this.waitEstablished(p.object);
     }
+  }
+
+  /** Keys of the objects of a stage that were sent before and have drifted since. */
+  private drifted(
+    run: ApplyRun,
+    objects: readonly PlannedObject[],
+    stage: ApplyStage,
+  ): Promise<Set<string>> {
+    // Our CRDs come with the controller, unmarked, and are read by its own client.
+    const crds = stage === "crds";
+    return driftedObjects(
+      crds ? this.client : this.writer,
+      objects.map((p) => run.sent(p)),
+      { marked: !crds, retry: (fn) => this.retry(fn) },
+    );
   }
 
   /** Deletes what the revision no longer renders and we still own; returns how many. */

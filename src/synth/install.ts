@@ -112,11 +112,12 @@ function ownPlurals(crds: KubeObject[]): string[] {
 const WRITE = ["get", "list", "watch", "create", "update", "patch", "delete"];
 const READ = ["get", "list", "watch"];
 /**
- * What server-side apply and prune need: apply is a patch that creates what is missing, prune
- * reads an object's marker before deleting it. The controller never lists, watches or replaces
- * what it applies (a real API server showed those permissions unused).
+ * What server-side apply and prune need: apply is a patch that creates what is missing, the drift
+ * check lists what was applied a kind at a time, prune reads an object's marker before deleting
+ * it. The controller never watches or replaces what it applies (a real API server showed those
+ * permissions unused).
  */
-const APPLY = ["get", "create", "patch", "delete"];
+const APPLY = ["get", "list", "create", "patch", "delete"];
 
 /**
  * What the controller may do, cluster-wide: apply and prune our kinds and the workload objects
@@ -148,13 +149,13 @@ export function controllerRules(crds: KubeObject[]): {
       resources: ["customresourcedefinitions"],
       verbs: ["get", "create", "patch"],
     },
-    { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "create", "patch"] },
-    { apiGroups: [""], resources: ["configmaps"], verbs: [...APPLY, "list", "watch"] },
+    { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list", "create", "patch"] },
+    { apiGroups: [""], resources: ["configmaps"], verbs: [...APPLY, "watch"] },
     // Only the HMAC secrets, created once and never changed or pruned.
     { apiGroups: [""], resources: ["secrets"], verbs: ["get", "create", "list", "watch"] },
     { apiGroups: [""], resources: ["serviceaccounts"], verbs: APPLY },
     { apiGroups: [""], resources: ["services"], verbs: WRITE },
-    { apiGroups: ["apps"], resources: ["deployments"], verbs: [...APPLY, "list"] },
+    { apiGroups: ["apps"], resources: ["deployments"], verbs: APPLY },
     { apiGroups: ["apps"], resources: ["statefulsets"], verbs: WRITE },
     {
       apiGroups: ["rbac.authorization.k8s.io"],

@@ -133,6 +133,8 @@ export class KubeClient {
   private readonly discovery = new Map<string, Map<string, ResourceInfo>>();
   /** Write requests sent (create, apply, patch, delete), for logs and tests. */
   writes = 0;
+  /** Read requests sent (get, list, discovery; watches not counted), for logs and benchmarks. */
+  reads = 0;
 
   constructor(kc: KubeConfig, opts: { requestTimeoutMs?: number } = {}) {
     this.kc = kc;
@@ -208,6 +210,7 @@ export class KubeClient {
   async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const { url, headers, payload } = await this.prepare(path, opts);
     if (method !== "GET") this.writes++;
+    else this.reads++;
     const lib = this.server.protocol === "https:" ? https : http;
     return new Promise<T>((resolve, reject) => {
       const req = lib.request(url, { method, headers, agent: this.agent }, (res) => {
