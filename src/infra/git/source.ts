@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { McpfleetError } from "../../errors.js";
-import { DEFAULT_OPTIONS } from "../../validate/types.js";
+import { MAX_RESOURCE_FILE_BYTES } from "../../resource-files.js";
 import { trustBundle, urlPort } from "./http.js";
 import { ObjectStore, ObjectTooLargeError } from "./objects.js";
 import { readRef } from "./refs.js";
@@ -447,7 +447,7 @@ export class GitSource {
       }
       const read = readResourceTree(store, tree, {
         path: this.path,
-        maxFileBytes: this.opts.maxFileBytes ?? DEFAULT_OPTIONS.maxFileBytes,
+        maxFileBytes: this.opts.maxFileBytes ?? MAX_RESOURCE_FILE_BYTES,
       });
       return { ...revision, tree, files: read.files, warnings: read.warnings };
     } catch (err) {

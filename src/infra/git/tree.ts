@@ -11,7 +11,7 @@ import {
   hasResourceExtension,
   isSkippedEntry,
   tooLarge,
-} from "../../validate/sources.js";
+} from "../../resource-files.js";
 import { ObjectTooLargeError, type ObjectStore } from "./objects.js";
 
 export interface TreeEntry {
