@@ -67,6 +67,20 @@ function skippedMessage(problems: string[], filtered: number): string | undefine
   return parts.length > 0 ? parts.join("; ") : undefined;
 }
 
+/** Makes the staged entries the source's, with a status message naming what was skipped. */
+async function commitSync(
+  store: Store,
+  syncId: string,
+  cfg: SourceConfig,
+  contentHash: string,
+  problems: string[],
+  filtered: number,
+): Promise<SyncOutcome> {
+  const message = skippedMessage(problems, filtered);
+  const entries = await store.commitStaging(syncId, cfg.name, contentHash, message);
+  return { outcome: "updated", entries, skipped: problems.length };
+}
+
 async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> {
   const maxBytes = ctx.limits?.maxFileBytes ?? DEFAULT_SYNC_LIMITS.maxFileBytes;
   if (cfg.file !== undefined) return fetchFile(resolvePath(ctx.baseDir, cfg.file.path), maxBytes);
@@ -158,13 +172,7 @@ async function syncFileLike(
     }
     if (read === 0 && problems.length > 0) throw noValidEntry(problems[0]!);
     if (batch.length > 0) await store.stageBatch(syncId, batch);
-    const kept = await store.commitStaging(
-      syncId,
-      cfg.name,
-      hash,
-      skippedMessage(problems, filtered),
-    );
-    return { outcome: "updated", entries: kept, skipped: problems.length };
+    return await commitSync(store, syncId, cfg, hash, problems, filtered);
   } catch (err) {
     await store.discardStaging(syncId).catch(() => undefined);
     throw err;
@@ -236,13 +244,7 @@ async function syncApi(store: Store, cfg: SourceConfig, ctx: SyncContext): Promi
       await store.markUnchanged(cfg.name);
       return { outcome: "unchanged" };
     }
-    const n = await store.commitStaging(
-      syncId,
-      cfg.name,
-      digest,
-      skippedMessage(problems, filtered),
-    );
-    return { outcome: "updated", entries: n, skipped: problems.length };
+    return await commitSync(store, syncId, cfg, digest, problems, filtered);
   } catch (err) {
     // A write still in flight would otherwise land after the discard.
     await writing?.catch(() => undefined);
@@ -272,8 +274,7 @@ async function syncKube(store: Store, cfg: SourceConfig, ctx: SyncContext): Prom
   const syncId = store.beginStaging();
   try {
     await store.stageBatch(syncId, entries);
-    const n = await store.commitStaging(syncId, cfg.name, hash, skippedMessage(problems, 0));
-    return { outcome: "updated", entries: n, skipped: problems.length };
+    return await commitSync(store, syncId, cfg, hash, problems, 0);
   } catch (err) {
     await store.discardStaging(syncId).catch(() => undefined);
     throw err;
