@@ -10,6 +10,7 @@ import { CLUSTER_OPTIONS, parseClusterCommand } from "./cluster-options.js";
 import { progressLine } from "./progress.js";
 import { retryLine } from "./retry-log.js";
 import type { RetryInfo } from "../controller/backoff.js";
+import { type Io, stdio } from "./io.js";
 
 const USAGE = `Usage: mcpfleet apply [-f] PATH... [options]
 
@@ -27,18 +28,7 @@ Nothing is applied when any file is invalid. Exit 0 applied, 1 invalid or failed
   -o, --output text|json       text lines (default), or one JSON document of every change
 ${CLUSTER_OPTIONS}`;
 
-interface Io {
-  out: (l: string) => void;
-  err: (l: string) => void;
-}
-
-export async function runApply(
-  argv: string[],
-  io: Io = {
-    out: (l) => void process.stdout.write(`${l}\n`),
-    err: (l) => void process.stderr.write(`${l}\n`),
-  },
-): Promise<number> {
+export async function runApply(argv: string[], io: Io = stdio): Promise<number> {
   const config = parseClusterCommand("apply", argv, USAGE);
   if (config === undefined) return 0;
   const json = config.output === "json";

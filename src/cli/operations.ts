@@ -16,6 +16,7 @@ import {
 import { parseInterval } from "../controller/schedule.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { CONNECTION_ARGS, CONNECTION_OPTIONS, connectController } from "./cluster-options.js";
+import { type Io, stdio } from "./io.js";
 
 const WAIT_OPTIONS = `      --timeout DURATION       how long to wait for the controller's sync (default 5m)
       --no-wait                return once the request is set`;
@@ -53,16 +54,6 @@ ${CONNECTION_OPTIONS}
 };
 
 export type Operation = "suspend" | "resume" | "reconcile";
-
-interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-const stdio: Io = {
-  out: (l) => void process.stdout.write(`${l}\n`),
-  err: (l) => void process.stderr.write(`${l}\n`),
-};
 
 function where(target: ControllerObject): string {
   return `the controller of ${inventoryName(target.fieldManager)} in namespace ${target.namespace}`;

@@ -8,6 +8,7 @@ import { McpfleetError, isMcpfleetError } from "../errors.js";
 import { publishedEntry } from "../registry/formats/publish.js";
 import { FieldsError } from "../registry/http/problem.js";
 import { parseCommandArgs, usageError } from "./args.js";
+import { type Io, stdio } from "./io.js";
 
 export const CLIENT_COMMANDS = ["publish", "status", "list"] as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[number];
@@ -49,16 +50,6 @@ interface Connection {
   url: string;
   token: string | undefined;
 }
-
-interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-const stdio: Io = {
-  out: (l) => void process.stdout.write(`${l}\n`),
-  err: (l) => void process.stderr.write(`${l}\n`),
-};
 
 function connection(
   command: ClientCommand,
