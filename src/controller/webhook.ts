@@ -63,6 +63,11 @@ function payloadOf(body: Buffer, contentType: string | undefined): unknown {
   return JSON.parse(text);
 }
 
+/** A delivery refused because it is not signed with the webhook secret. */
+function unauthorized(detail: string): HookOutcome {
+  return { status: 401, code: "ERR_WEBHOOK_SIGNATURE", detail };
+}
+
 /** Verifies and interprets one delivery. Pure: the HTTP layer only maps the outcome. */
 export function handleHook(
   headers: Record<string, unknown>,
@@ -81,30 +86,22 @@ export function handleHook(
   if (signature !== undefined) {
     const want = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
     if (!safeEqual(signature.trim().toLowerCase(), want)) {
-      return {
-        status: 401,
-        code: "ERR_WEBHOOK_SIGNATURE",
-        detail: "X-Hub-Signature-256 does not match the body signed with the webhook secret",
-      };
+      return unauthorized(
+        "X-Hub-Signature-256 does not match the body signed with the webhook secret",
+      );
     }
     provider = "github";
     event = header(headers, "x-github-event");
   } else if (token !== undefined) {
     if (!safeEqual(token, secret)) {
-      return {
-        status: 401,
-        code: "ERR_WEBHOOK_SIGNATURE",
-        detail: "X-Gitlab-Token is not the webhook secret",
-      };
+      return unauthorized("X-Gitlab-Token is not the webhook secret");
     }
     provider = "gitlab";
     event = header(headers, "x-gitlab-event");
   } else {
-    return {
-      status: 401,
-      code: "ERR_WEBHOOK_SIGNATURE",
-      detail: "a delivery must carry X-Hub-Signature-256 (GitHub) or X-Gitlab-Token (GitLab)",
-    };
+    return unauthorized(
+      "a delivery must carry X-Hub-Signature-256 (GitHub) or X-Gitlab-Token (GitLab)",
+    );
   }
   const isPush =
     provider === "github"
