@@ -428,14 +428,15 @@ export class KubeClient {
     return p;
   }
 
+  /** URL path of the object `ref` names, or of one of its subresources. */
+  private objectPath(ref: KubeObjectRef, subresource?: string): Promise<string> {
+    const { namespace, name } = ref.metadata;
+    return this.path(ref.apiVersion, ref.kind, namespace, name, subresource);
+  }
+
   async get(ref: KubeObjectRef): Promise<LiveObject | undefined> {
     try {
-      const p = await this.path(
-        ref.apiVersion,
-        ref.kind,
-        ref.metadata.namespace,
-        ref.metadata.name,
-      );
+      const p = await this.objectPath(ref);
       return await this.request<LiveObject>("GET", p);
     } catch (err) {
       if (err instanceof KubeApiError && err.status === 404) return undefined;
@@ -468,13 +469,7 @@ export class KubeClient {
     obj: KubeObjectRef,
     opts: { fieldManager: string; force?: boolean; dryRun?: boolean; subresource?: string },
   ): Promise<LiveObject> {
-    const p = await this.path(
-      obj.apiVersion,
-      obj.kind,
-      obj.metadata.namespace,
-      obj.metadata.name,
-      opts.subresource,
-    );
+    const p = await this.objectPath(obj, opts.subresource);
     return this.request<LiveObject>("PATCH", p, {
       query: {
         fieldManager: opts.fieldManager,
@@ -496,7 +491,7 @@ export class KubeClient {
 
   /** PUT: replaces an object; a stale metadata.resourceVersion is a 409 Conflict. */
   async replace(obj: KubeObjectRef): Promise<LiveObject> {
-    const p = await this.path(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+    const p = await this.objectPath(obj);
     return this.request<LiveObject>("PUT", p, { body: obj });
   }
 
@@ -505,13 +500,7 @@ export class KubeClient {
     patch: unknown,
     opts: { subresource?: string; fieldManager?: string } = {},
   ): Promise<LiveObject> {
-    const p = await this.path(
-      ref.apiVersion,
-      ref.kind,
-      ref.metadata.namespace,
-      ref.metadata.name,
-      opts.subresource,
-    );
+    const p = await this.objectPath(ref, opts.subresource);
     return this.request<LiveObject>("PATCH", p, {
       query: { fieldManager: opts.fieldManager },
       body: patch,
@@ -525,12 +514,7 @@ export class KubeClient {
     opts: { propagationPolicy?: "Background" | "Foreground" | "Orphan"; dryRun?: boolean } = {},
   ): Promise<boolean> {
     try {
-      const p = await this.path(
-        ref.apiVersion,
-        ref.kind,
-        ref.metadata.namespace,
-        ref.metadata.name,
-      );
+      const p = await this.objectPath(ref);
       await this.request("DELETE", p, {
         query: { dryRun: opts.dryRun === true ? "All" : undefined },
         body: {
