@@ -15,6 +15,7 @@ import type { Applier, ApplyOptions, ApplyResult, NotReady, ObjectChange } from 
 import { type BackoffOptions, withBackoff } from "./backoff.js";
 import { appliedByUs, clusterPlan, entryRef, pruneCandidates } from "./cluster-plan.js";
 import { ApplyRun } from "./apply-run.js";
+import { eachLimit } from "./each-limit.js";
 import { driftedObjects } from "./drift-check.js";
 import { ResourceStatusWriter } from "./cluster-status.js";
 import { ROLLOUT_KINDS, waitForRollout, workloadName } from "./health.js";
@@ -30,6 +31,9 @@ import {
   objectName,
   planOwners,
 } from "./revision-plan.js";
+
+// Kept where its callers have always found it.
+export { eachLimit } from "./each-limit.js";
 
 export interface ClusterApplierOptions {
   /** The controller's own client: inventory, Events, resource status, CRDs, rollout reads. */
@@ -69,28 +73,6 @@ export interface ClusterApplierOptions {
    * may be applying, so not even the stage in flight may finish).
    */
   mayWrite?: () => boolean;
-}
-
-/** Runs `fn` on every item with at most `limit` in flight; the first error is thrown. */
-export async function eachLimit<T>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failed: Error | undefined;
-  const worker = async () => {
-    while (next < items.length && failed === undefined) {
-      const item = items[next++] as T;
-      try {
-        await fn(item);
-      } catch (err) {
-        failed ??= err instanceof Error ? err : new Error(String(err));
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failed !== undefined) throw failed;
 }
 
 function describe(err: unknown): string {
@@ -403,7 +385,11 @@ export class ClusterApplier implements Applier {
       if (run.needsWrite(p)) pending.push(p);
       else sentBefore.push(p);
     }
-    const drifted = opts.checkDrift ? await this.drifted(run, sentBefore, stage) : new Set();
+    const { drifted, live } = opts.checkDrift
+      ? await this.drifted(run, sentBefore, stage)
+      : { drifted: new Set<string>(), live: [] };
+    // A restarted controller learns what status our custom resources already carry.
+    if (stage === "config" || stage === "resources") this.status.remember(live);
     for (const p of sentBefore) {
       if (drifted.has(p.key)) pending.push(p);
       else run.keepUnchanged(p);
@@ -427,12 +413,12 @@ export class ClusterApplier implements Applier {
     }
   }
 
-  /** Keys of the objects of a stage that were sent before and have drifted since. */
+  /** Keys of the objects of a stage that were sent before and have drifted since; what was read. */
   private drifted(
     run: ApplyRun,
     objects: readonly PlannedObject[],
     stage: ApplyStage,
-  ): Promise<Set<string>> {
+  ): Promise<{ drifted: Set<string>; live: LiveObject[] }> {
     // Our CRDs come with the controller, unmarked, and are read by its own client.
     const crds = stage === "crds";
     return driftedObjects(

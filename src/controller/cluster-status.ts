@@ -9,7 +9,8 @@ import { type Kind, KINDS } from "../schema/kinds.js";
 import { contentHash } from "../synth/hash.js";
 import { type Resource, ResourceSet } from "../synth/model.js";
 import { computeStatus, type Observation, type Status } from "../synth/status.js";
-import { resourceKey } from "./revision-plan.js";
+import { objectKey, resourceKey } from "./revision-plan.js";
+import { eachLimit } from "./each-limit.js";
 import { observeWorkloads, rolloutState, workloadName } from "./health.js";
 import { EVENT_MESSAGE_BYTES, clipBytes } from "./error-summary.js";
 import type { InventoryEntry } from "./inventory.js";
@@ -31,6 +32,8 @@ interface Rollout {
 }
 
 const SUCCEEDED = "ReconciliationSucceeded";
+/** Status writes in flight at once. */
+const STATUS_WRITES_IN_FLIGHT = 16;
 /** The most a Stalled condition's message holds, in UTF-8 bytes. */
 const STALLED_MESSAGE_BYTES = 4000;
 
@@ -120,7 +123,11 @@ export class ResourceStatusWriter {
   private readonly client: KubeClient;
   private readonly fieldManager: string;
   /** Hash of the status last written per resource, and its conditions' transition times. */
-  private readonly written = new Map<string, { hash: string; conditions: Condition[] }>();
+  /** What was written last, by resource key; `live`: the hash of a status read, not written. */
+  private readonly written = new Map<
+    string,
+    { hash: string; conditions: Condition[]; live?: string }
+  >();
   /** Policies' say in a computed status (image-policy.ts: enforceServers verdicts). */
   overlay: ((r: Resource, status: Status) => Status) | undefined;
 
@@ -144,7 +151,7 @@ export class ResourceStatusWriter {
     const live = await observeWorkloads(this.client, set.namespaces());
     const workloads = workloadsByOwner(owners);
     const observe = observer(set, live, workloads);
-    let count = 0;
+    const statuses: { r: Resource; full: Status & { conditions: ConditionInput[] } }[] = [];
     for (const kind of KINDS) {
       for (const r of set.list(kind)) {
         const key = resourceKey(r);
@@ -154,10 +161,32 @@ export class ResourceStatusWriter {
         if (this.overlay !== undefined) status = this.overlay(r, status);
         const rollout =
           opts.health === true ? this.rollout(workloads.get(key) ?? [], live) : undefined;
-        if (await this.patch(r, fullStatus(status, rollout, entry.generation))) count++;
+        statuses.push({ r, full: fullStatus(status, rollout, entry.generation) });
       }
     }
+    // Several in flight, as the apply sends objects: one at a time, 10,000 statuses take minutes.
+    let count = 0;
+    await eachLimit(statuses, STATUS_WRITES_IN_FLIGHT, async ({ r, full }) => {
+      if (await this.patch(r, full)) count++;
+    });
     return count;
+  }
+
+  /**
+   * Takes the status live custom resources carry as the one last written, so that a restarted
+   * controller does not write again a status that is already up to date.
+   */
+  remember(live: Iterable<LiveObject>): void {
+    for (const o of live) {
+      const key = objectKey(o);
+      const status = o.status as { conditions?: Condition[] } | undefined;
+      if (this.written.has(key) || status === undefined) continue;
+      this.written.set(key, {
+        hash: "",
+        conditions: status.conditions ?? [],
+        live: contentHash(status),
+      });
+    }
   }
 
   /** Writes `full` unless it is what was written last; true when it was written. */
@@ -170,6 +199,10 @@ export class ResourceStatusWriter {
     const last = this.written.get(key);
     if (last?.hash === hash) return false;
     const conditions = timed(full.conditions, last?.conditions, conditionTime());
+    if (last?.live !== undefined && last.live === contentHash({ ...full, conditions })) {
+      this.written.set(key, { hash, conditions });
+      return false;
+    }
     await this.client.mergePatch(
       statusRef(r),
       { status: { ...full, conditions } },

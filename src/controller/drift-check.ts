@@ -34,29 +34,32 @@ function groupKey(o: KubeObject): string {
 }
 
 /**
- * The objects of `desired` (as they would be sent) that are missing live or differ in a field
- * they set. `client` reads; `marked` is false for objects sent without our managed-by label (our
- * CRDs), which are read one by one instead. `retry` wraps each request.
+ * The keys of the objects of `desired` (as they would be sent) that are missing live or differ in
+ * a field they set, and the live objects read. `client` reads; `marked` is false for objects sent
+ * without our managed-by label (our CRDs), which are read one by one instead. `retry` wraps each
+ * request.
  */
 export async function driftedObjects(
   client: KubeClient,
   desired: readonly KubeObject[],
   opts: { marked: boolean; retry: <T>(fn: () => Promise<T>) => Promise<T> },
-): Promise<Set<string>> {
+): Promise<{ drifted: Set<string>; live: LiveObject[] }> {
   const groups = new Map<string, KubeObject[]>();
   for (const o of desired) {
     const k = groupKey(o);
     groups.set(k, [...(groups.get(k) ?? []), o]);
   }
   const drifted = new Set<string>();
+  const read: LiveObject[] = [];
   for (const objects of groups.values()) {
     const live = await liveObjects(client, objects, opts);
+    if (live !== undefined) read.push(...live.values());
     for (const o of objects) {
       const key = objectKey(o);
       if (live === undefined || !holds(o, live.get(key))) drifted.add(key);
     }
   }
-  return drifted;
+  return { drifted, live: read };
 }
 
 /** The live objects of one group by key; undefined when they cannot be read (send them all). */
