@@ -13,9 +13,7 @@ import * as entries from "./entries.js";
 import { StageRows } from "./entry-rows.js";
 import * as managed from "./managed-entries.js";
 import type {
-  EntryStatus,
   ListQuery,
-  Origin,
   RegistryRecord,
   SourceRecord,
   StoredEntry,
@@ -30,6 +28,12 @@ import * as status from "./sync-status.js";
 export { StageRows, STAGE_ROWS } from "./entry-rows.js";
 export * from "./records.js";
 export { compareVersions, latestVersion } from "./versions.js";
+
+/**
+ * The parameters of a store module's function after the store itself: the facade's methods take
+ * them as the modules declare them, so a signature is written once.
+ */
+type StoreArgs<F> = F extends (s: StoreAccess, ...rest: infer R) => unknown ? R : never;
 
 export class Store implements StoreAccess {
   private generationValue = 0;
@@ -99,14 +103,8 @@ export class Store implements StoreAccess {
    * under the topology lock, and throws to refuse (rules that a concurrent write must not slip
    * past: at most one managed source, config-defined sources read-only).
    */
-  putSource(
-    name: string,
-    kind: string,
-    config: Record<string, unknown>,
-    origin: Origin,
-    guard?: (existing: SourceRecord | undefined, all: SourceRecord[]) => void,
-  ): Promise<{ created: boolean }> {
-    return sources.putSource(this, name, kind, config, origin, guard);
+  putSource(...args: StoreArgs<typeof sources.putSource>): Promise<{ created: boolean }> {
+    return sources.putSource(this, ...args);
   }
 
   /** Deletes a source with its entries and status; refuses while a registry uses it. */
@@ -125,14 +123,8 @@ export class Store implements StoreAccess {
   }
 
   /** Creates or replaces a registry; `guard` as putSource's, inside the transaction. */
-  putRegistry(
-    name: string,
-    sourceNames: string[],
-    claims: Claims | undefined,
-    origin: Origin,
-    guard?: (existing: RegistryRecord | undefined) => void,
-  ): Promise<{ created: boolean }> {
-    return registries.putRegistry(this, name, sourceNames, claims, origin, guard);
+  putRegistry(...args: StoreArgs<typeof registries.putRegistry>): Promise<{ created: boolean }> {
+    return registries.putRegistry(this, ...args);
   }
 
   deleteRegistry(name: string): Promise<boolean> {
@@ -144,11 +136,8 @@ export class Store implements StoreAccess {
    * them and removes config-origin resources the file no longer has. API-created resources
    * are kept.
    */
-  applyConfigResources(
-    sourceList: { name: string; kind: string; config: Record<string, unknown> }[],
-    registryList: { name: string; sources: string[]; claims?: Claims }[],
-  ): Promise<void> {
-    return applyConfigResources(this, sourceList, registryList);
+  applyConfigResources(...args: StoreArgs<typeof applyConfigResources>): Promise<void> {
+    return applyConfigResources(this, ...args);
   }
 
   // ---- sync status ---------------------------------------------------------------------
@@ -209,13 +198,8 @@ export class Store implements StoreAccess {
    * Replaces the source's entries with the staged ones in one transaction. Entries whose
    * content is unchanged keep their updatedAt; every entry keeps its first publishedAt.
    */
-  commitStaging(
-    syncId: string,
-    source: string,
-    contentHash: string,
-    message?: string,
-  ): Promise<number> {
-    return staging.commitStaging(this, syncId, source, contentHash, message);
+  commitStaging(...args: StoreArgs<typeof staging.commitStaging>): Promise<number> {
+    return staging.commitStaging(this, ...args);
   }
 
   // ---- managed entries -------------------------------------------------------------------
@@ -237,14 +221,8 @@ export class Store implements StoreAccess {
    * recomputed, a deleted one never being latest. Returns the versions named, after the change,
    * highest first: empty when there are none.
    */
-  setVersionStatus(
-    source: string,
-    name: string,
-    version: string,
-    newStatus: EntryStatus,
-    message?: string,
-  ): Promise<StoredEntry[]> {
-    return managed.setVersionStatus(this, source, name, version, newStatus, message);
+  setVersionStatus(...args: StoreArgs<typeof managed.setVersionStatus>): Promise<StoredEntry[]> {
+    return managed.setVersionStatus(this, ...args);
   }
 
   /** Gives every version of a name in a source these claims; false when it has none. */
