@@ -320,6 +320,24 @@ const REFERENCE_REGISTRY_RULES: PolicyRule[] = [
 
 const CONFIG_ARG = `--config=${REGISTRY_CONFIG_DIR}/config.yaml`;
 
+/** Liveness on /health every 10 s and readiness on /readiness every 5 s, after these delays. */
+function registryProbes(
+  port: number,
+  liveDelay: number,
+  readyDelay: number,
+): Pick<RegistryProgram, "livenessProbe" | "readinessProbe"> {
+  return {
+    livenessProbe: httpProbe("/health", port, {
+      initialDelaySeconds: liveDelay,
+      periodSeconds: 10,
+    }),
+    readinessProbe: httpProbe("/readiness", port, {
+      initialDelaySeconds: readyDelay,
+      periodSeconds: 5,
+    }),
+  };
+}
+
 /**
  * Ours answers the probes on its one port, and listens on every address of the pod (its own
  * default is loopback only); /tmp holds Node's compile cache. The reference's server answers
@@ -330,28 +348,14 @@ function registryProgram(server: RegistryServerKind): RegistryProgram {
   if (server === "toolhive") {
     return {
       args: ["serve", CONFIG_ARG],
-      livenessProbe: httpProbe("/health", REGISTRY_HEALTH_PORT, {
-        initialDelaySeconds: 30,
-        periodSeconds: 10,
-      }),
-      readinessProbe: httpProbe("/readiness", REGISTRY_HEALTH_PORT, {
-        initialDelaySeconds: 5,
-        periodSeconds: 5,
-      }),
+      ...registryProbes(REGISTRY_HEALTH_PORT, 30, 5),
       tmpVolume: false,
       rules: REFERENCE_REGISTRY_RULES,
     };
   }
   return {
     args: ["registry", "serve", CONFIG_ARG, "--address=0.0.0.0", `--port=${REGISTRY_PORT}`],
-    livenessProbe: httpProbe("/health", REGISTRY_PORT, {
-      initialDelaySeconds: 10,
-      periodSeconds: 10,
-    }),
-    readinessProbe: httpProbe("/readiness", REGISTRY_PORT, {
-      initialDelaySeconds: 2,
-      periodSeconds: 5,
-    }),
+    ...registryProbes(REGISTRY_PORT, 10, 2),
     tmpVolume: true,
     rules: MCPFLEET_REGISTRY_RULES,
   };
