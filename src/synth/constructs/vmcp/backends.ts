@@ -1,7 +1,8 @@
 // The group a virtual server aggregates and the members it reaches in it, resolved once per
 // synthesis: the configuration lists them as backends and status reports them.
 import { groupName, type Resource, type ResourceSet } from "../../model.js";
-import { dnsLabel } from "../../names.js";
+import { remoteProxyUrl } from "../mcpremoteproxy.js";
+import { clientProtocol, mcpServerUrl } from "../mcpserver.js";
 
 type Transport = "sse" | "streamable-http";
 
@@ -17,8 +18,21 @@ export interface ResolvedBackend {
   caBundle?: { configMap: string; key: string };
 }
 
-function proxyPath(transport: Transport, name: string): string {
-  return transport === "sse" ? `/sse#${name}` : "/mcp";
+/** A member reached through its proxy Service, at the URL its own status reports. */
+function proxyBackend(
+  r: Resource<"MCPServer" | "MCPRemoteProxy">,
+  kind: "MCPServer" | "MCPRemoteProxy",
+  url: string,
+  transport: Transport,
+): ResolvedBackend {
+  const auth = r.spec.externalAuthConfigRef;
+  return {
+    name: r.metadata.name,
+    kind,
+    url,
+    transport,
+    ...(auth ? { externalAuthConfigRef: auth.name } : {}),
+  };
 }
 
 /**
@@ -33,36 +47,12 @@ export function resolveBackends(
   const out: ResolvedBackend[] = [];
   for (const s of set.list("MCPServer", namespace)) {
     if (groupName(s.spec.groupRef) !== group) continue;
-    const transport: Transport =
-      s.spec.transport === "sse" || s.spec.transport === "streamable-http"
-        ? s.spec.transport
-        : (s.spec.proxyMode ?? "streamable-http");
-    const port = s.spec.proxyPort ?? 8080;
-    const host = `${dnsLabel(`mcp-${s.metadata.name}-proxy`)}.${namespace}.svc.cluster.local`;
-    out.push({
-      name: s.metadata.name,
-      kind: "MCPServer",
-      url: `http://${host}:${port}${proxyPath(transport, s.metadata.name)}`,
-      transport,
-      ...(s.spec.externalAuthConfigRef
-        ? { externalAuthConfigRef: s.spec.externalAuthConfigRef.name }
-        : {}),
-    });
+    out.push(proxyBackend(s, "MCPServer", mcpServerUrl(s), clientProtocol(s.spec)));
   }
   for (const p of set.list("MCPRemoteProxy", namespace)) {
     if (groupName(p.spec.groupRef) !== group) continue;
-    const transport: Transport = p.spec.transport ?? "streamable-http";
-    const port = p.spec.proxyPort ?? 8080;
-    const host = `${dnsLabel(`mcp-${p.metadata.name}-remote-proxy`)}.${namespace}.svc.cluster.local`;
-    out.push({
-      name: p.metadata.name,
-      kind: "MCPRemoteProxy",
-      url: `http://${host}:${port}${proxyPath(transport, p.metadata.name)}`,
-      transport,
-      ...(p.spec.externalAuthConfigRef
-        ? { externalAuthConfigRef: p.spec.externalAuthConfigRef.name }
-        : {}),
-    });
+    const transport = p.spec.transport ?? "streamable-http";
+    out.push(proxyBackend(p, "MCPRemoteProxy", remoteProxyUrl(p), transport));
   }
   for (const e of set.list("MCPServerEntry", namespace)) {
     if (groupName(e.spec.groupRef) !== group) continue;
