@@ -14,7 +14,7 @@ import {
   type PodTemplate,
   secretEnv,
 } from "../pod.js";
-import { emit } from "./common.js";
+import { emit, serviceHost } from "./common.js";
 
 export const EMBEDDING_CONTAINER = "embedding";
 /** The user the embedding server runs as (not root, which the image defaults to). */
@@ -55,7 +55,7 @@ export const embeddingServerName = (name: string): string => shorten(name, STATE
 /** In-cluster base URL of an EmbeddingServer's Service. */
 export function embeddingServerUrl(es: Resource<"EmbeddingServer">): string {
   const port = es.spec?.port ?? DEFAULT_EMBEDDING_PORT;
-  return `http://${embeddingServerName(es.metadata.name)}.${es.metadata.namespace}.svc.cluster.local:${port}`;
+  return `http://${serviceHost(embeddingServerName(es.metadata.name), es.metadata.namespace)}:${port}`;
 }
 
 type Spec = NonNullable<Resource<"EmbeddingServer">["spec"]>;

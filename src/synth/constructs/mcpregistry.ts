@@ -21,7 +21,7 @@ import {
   type PodSpec,
   type PodTemplate,
 } from "../pod.js";
-import { emit, emitRbac, READ_VERBS } from "./common.js";
+import { emit, emitRbac, READ_VERBS, serviceHost } from "./common.js";
 import { CONFIG_CHECKSUM_ANNOTATION } from "./vmcp/names.js";
 
 export const REGISTRY_CONTAINER = "registry-api";
@@ -76,7 +76,7 @@ export const registryRbacName = (name: string): string => dnsSubdomain(`${name}-
 
 /** In-cluster URL of a registry's API (status `url`, and the default OAuth resource URL). */
 export function registryUrl(name: string, namespace: string): string {
-  return `http://${registryApiName(name)}.${namespace}.svc.cluster.local:${REGISTRY_PORT}`;
+  return `http://${serviceHost(registryApiName(name), namespace)}:${REGISTRY_PORT}`;
 }
 
 /** A Secret or ConfigMap key projected into the legacy files directory at a relative path. */

@@ -1,6 +1,7 @@
 // The names, ports and paths of what a VirtualMCPServer renders, shared by its configuration,
 // its workload and its status.
 import { dnsLabel, dnsSubdomain } from "../../names.js";
+import { serviceHost } from "../common.js";
 
 /** What a virtual server's Role lets it read of our kinds (it discovers its backends). */
 export const VMCP_READS = [
@@ -34,5 +35,5 @@ export const vmcpHmacSecretName = (name: string): string => dnsSubdomain(`${name
 
 /** In-cluster URL of a virtual server (status `url`). */
 export function vmcpUrl(name: string, namespace: string): string {
-  return `http://${vmcpServiceName(name)}.${namespace}.svc.cluster.local:${VMCP_PORT}`;
+  return `http://${serviceHost(vmcpServiceName(name), namespace)}:${VMCP_PORT}`;
 }
