@@ -12,7 +12,7 @@ import {
   type RouteContext,
 } from "./context.js";
 import { fail } from "./problem.js";
-import { ERR, ERRORS, NAME_PARAM, REGISTRY_VIEW } from "./schemas.js";
+import { ERR, ERRORS, listOf, NAME_PARAM, REGISTRY_VIEW } from "./schemas.js";
 
 function registryView(r: RegistryRecord): Record<string, unknown> {
   // creationType: ToolHive's name for the origin (its swagger's RegistryInfo).
@@ -33,10 +33,7 @@ const LIST_SCHEMA = {
   description:
     "For callers with manageRegistries or manageEntries; each sees the registries whose claims its own cover.",
   response: {
-    200: {
-      type: "object",
-      properties: { registries: { type: "array", items: REGISTRY_VIEW } },
-    },
+    200: listOf("registries", REGISTRY_VIEW),
     ...ERRORS,
   },
 };

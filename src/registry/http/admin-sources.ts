@@ -16,7 +16,7 @@ import {
 } from "./context.js";
 import { fail } from "./problem.js";
 import { WAIT } from "./query-params.js";
-import { ERR, ERRORS, NAME_PARAM, SOURCE_VIEW } from "./schemas.js";
+import { ERR, ERRORS, listOf, NAME_PARAM, SOURCE_VIEW } from "./schemas.js";
 
 /** A duration as Go writes one (`1h0m0s`, `30m0s`, `1.5s`, `250ms`), as ToolHive shows it. */
 export function goDurationString(ms: number): string {
@@ -97,7 +97,7 @@ const LIST_SCHEMA = {
   tags,
   summary: "List sources",
   response: {
-    200: { type: "object", properties: { sources: { type: "array", items: SOURCE_VIEW } } },
+    200: listOf("sources", SOURCE_VIEW),
     ...ERRORS,
   },
 };

@@ -9,7 +9,7 @@ import type { StoredEntry } from "../store/store.js";
 import { loadAuthorized, REGISTRY, SOURCE, type RouteContext } from "./context.js";
 import { authorizeWrite, manageableVersions, publishInto, serverManagedSource } from "./managed.js";
 import { fail } from "./problem.js";
-import { ERR, ERRORS, NAME_PARAM } from "./schemas.js";
+import { ERR, ERRORS, NAME_PARAM, listOf } from "./schemas.js";
 
 // Values are checked by the handler: the request schema's type coercion would turn a list of
 // one string into the string.
@@ -31,61 +31,49 @@ const ENTRY_PARAMS = {
 // The entry type as ToolHive lists it (`MCP`; its routes' `{type}` parameter says `server`).
 const ENTRY_TYPE = { type: "string", const: "MCP" } as const;
 
-const SOURCE_ENTRIES = {
-  type: "object",
-  properties: {
-    entries: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          name: { type: "string" },
-          entryType: ENTRY_TYPE,
-          claims: { type: "object", additionalProperties: true },
-          versions: {
-            type: "array",
-            items: {
-              type: "object",
-              properties: {
-                version: { type: "string" },
-                title: { type: "string" },
-                description: { type: "string" },
-                createdAt: { type: "string", format: "date-time" },
-                status: { type: "string" },
-                isLatest: { type: "boolean" },
-                publishedAt: { type: "string", format: "date-time" },
-                updatedAt: { type: "string", format: "date-time" },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+/** The title and description of an entry's version, in ToolHive's entry lists. */
+const TITLE_AND_DESCRIPTION = {
+  title: { type: "string" },
+  description: { type: "string" },
 } as const;
 
-const REGISTRY_ENTRIES = {
+const SOURCE_ENTRIES = listOf("entries", {
   type: "object",
   properties: {
-    entries: {
+    name: { type: "string" },
+    entryType: ENTRY_TYPE,
+    claims: { type: "object", additionalProperties: true },
+    versions: {
       type: "array",
       items: {
         type: "object",
         properties: {
-          name: { type: "string" },
           version: { type: "string" },
-          entryType: ENTRY_TYPE,
-          title: { type: "string" },
-          description: { type: "string" },
-          sourceName: { type: "string" },
-          position: { type: "integer", description: "The source's place in the registry." },
+          ...TITLE_AND_DESCRIPTION,
           createdAt: { type: "string", format: "date-time" },
+          status: { type: "string" },
+          isLatest: { type: "boolean" },
+          publishedAt: { type: "string", format: "date-time" },
           updatedAt: { type: "string", format: "date-time" },
         },
       },
     },
   },
-} as const;
+} as const);
+
+const REGISTRY_ENTRIES = listOf("entries", {
+  type: "object",
+  properties: {
+    name: { type: "string" },
+    version: { type: "string" },
+    entryType: ENTRY_TYPE,
+    ...TITLE_AND_DESCRIPTION,
+    sourceName: { type: "string" },
+    position: { type: "integer", description: "The source's place in the registry." },
+    createdAt: { type: "string", format: "date-time" },
+    updatedAt: { type: "string", format: "date-time" },
+  },
+} as const);
 
 function titleAndDescription(e: StoredEntry): { title?: string; description?: string } {
   return {

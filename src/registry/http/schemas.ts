@@ -45,6 +45,14 @@ export const LIST = {
   },
 } as const;
 
+/** An answer holding one list under `key`: `{ "<key>": [item, ...] }`. */
+export function listOf<K extends string, I extends object>(key: K, item: I) {
+  return {
+    type: "object",
+    properties: { [key]: { type: "array", items: item } } as Record<K, { type: "array"; items: I }>,
+  } as const;
+}
+
 export const NAME_PARAM = {
   type: "object",
   properties: { name: { type: "string", description: "Resource name (a DNS label)." } },
