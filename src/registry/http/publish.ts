@@ -153,36 +153,37 @@ async function publish(
   );
 }
 
-async function deleteVersion(
+/** Sets the status of one version of a managed name; answers with the version as changed. */
+async function changeVersionStatus(
   opts: RegistryApiOptions,
   req: FastifyRequest<VersionRoute>,
   reply: FastifyReply,
+  status: EntryStatus,
+  message?: string,
 ): Promise<FastifyReply> {
   const { reg, managed } = await managedOf(opts, req);
   const { name, version } = req.params;
   await manageableVersions(opts, req.principal, managed, name, version, reg.name);
-  const [changed] = await opts.store.setVersionStatus(managed.name, name, version, "deleted");
+  const [changed] = await opts.store.setVersionStatus(managed.name, name, version, status, message);
   if (changed === undefined) fail("ERR_VERSION_NOT_FOUND", `${name} has no version ${version}`);
   return sendItem(reply, changed);
 }
 
-async function setVersionStatus(
+/** The official API's DELETE: the version is marked deleted, not removed. */
+function deleteVersion(
+  opts: RegistryApiOptions,
+  req: FastifyRequest<VersionRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  return changeVersionStatus(opts, req, reply, "deleted");
+}
+
+function setVersionStatus(
   opts: RegistryApiOptions,
   req: FastifyRequest<VersionStatusRoute>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const { reg, managed } = await managedOf(opts, req);
-  const { name, version } = req.params;
-  await manageableVersions(opts, req.principal, managed, name, version, reg.name);
-  const [changed] = await opts.store.setVersionStatus(
-    managed.name,
-    name,
-    version,
-    req.body.status,
-    req.body.statusMessage,
-  );
-  if (changed === undefined) fail("ERR_VERSION_NOT_FOUND", `${name} has no version ${version}`);
-  return sendItem(reply, changed);
+  return changeVersionStatus(opts, req, reply, req.body.status, req.body.statusMessage);
 }
 
 async function setServerStatus(
