@@ -3,11 +3,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { McpfleetError } from "../../errors.js";
 import type { Authorizer } from "../http/auth.js";
+import { ERR as PROBLEM } from "../http/schemas.js";
 import { serverWide } from "../http/server-wide.js";
 import { AuthFailure } from "./authenticator.js";
 import { DEFAULT_REALM, OAuthAuthorizer, RESOURCE_METADATA_PATH } from "./authorizer.js";
-
-const PROBLEM = { $ref: "Problem#" };
 
 const METADATA_SCHEMA = {
   tags: ["public"],

@@ -6,6 +6,7 @@ import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
 import type { RegistryMetrics } from "./metrics.js";
 import { RETRY_AFTER_SECONDS } from "./problem.js";
+import { ERR } from "./schemas.js";
 
 export interface PublicOptions {
   store: Store;
@@ -60,7 +61,7 @@ const METRICS_SCHEMA = {
   description:
     "In oauth mode a token is needed unless auth.publicPaths lists /metrics (401 without).",
   produces: ["text/plain"],
-  response: { 200: { type: "string" }, 401: { $ref: "Problem#" } },
+  response: { 200: { type: "string" }, 401: ERR },
 };
 
 const OPENAPI_SCHEMA = {
