@@ -358,10 +358,18 @@ function compileNode(n: ASTNode, variables: Variables): Compiled {
   }
 }
 
+/** Compiles the i-th of the operands `a`, in `variables` unless a macro binds more. */
+function operandCompiler(
+  a: Node[],
+  variables: Variables,
+): (i: number, vars?: Variables) => Compiled {
+  return (i, vars = variables) => compileNode(node(a[i]), vars);
+}
+
 /** Literals, variables and field selections. */
 function compileOperand(n: ASTNode, variables: Variables): Compiled {
   const a = args(n);
-  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  const sub = operandCompiler(a, variables);
   switch (n.op) {
     case "value": {
       const v = literal((n as { args: unknown }).args);
@@ -407,7 +415,7 @@ function compileOperand(n: ASTNode, variables: Variables): Compiled {
 /** Negation, the short-circuit operators and the conditional. */
 function compileLogic(n: ASTNode, variables: Variables): Compiled {
   const a = args(n);
-  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  const sub = operandCompiler(a, variables);
   switch (n.op) {
     case "!_": {
       const x = sub(0);
@@ -444,7 +452,7 @@ function compileLogic(n: ASTNode, variables: Variables): Compiled {
 /** Equality, ordering, integer addition and `in`. */
 function compileComparison(n: ASTNode, variables: Variables): Compiled {
   const a = args(n);
-  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  const sub = operandCompiler(a, variables);
   switch (n.op) {
     case "==":
     case "!=": {
@@ -501,7 +509,7 @@ function compileComparison(n: ASTNode, variables: Variables): Compiled {
 /** Function calls (`has(...)`, `size(x)`) and method calls with their macros. */
 function compileCallNode(n: ASTNode, variables: Variables): Compiled {
   const a = args(n);
-  const sub = (i: number, vars = variables): Compiled => compileNode(node(a[i]), vars);
+  const sub = operandCompiler(a, variables);
   switch (n.op) {
     case "call": {
       const name = a[0];
