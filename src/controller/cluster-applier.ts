@@ -4,8 +4,8 @@
 // are not sent again, so a revision that changes nothing makes no write request; on a drift check
 // (the first apply of a process, and each drift-correction cycle) they are compared with the live
 // objects, read a kind at a time, and only those deleted or changed by someone else are sent
-// again (drift-check.ts). With prune, what
-// the previous inventory held and the new plan does not is deleted once everything else has been
+// again (drift-check.ts). Up to 32 requests of a stage are in flight at once. With prune, what the
+// previous inventory held and the new plan does not is deleted once everything else has been
 // applied, and only when the live object still carries our marker. Retryable API errors (409,
 // 429, 5xx) back off with jitter.
 import { randomBytes } from "node:crypto";
@@ -59,7 +59,7 @@ export interface ClusterApplierOptions {
   namespace: string;
   /** Also apply our CRDs (default true). */
   crds?: boolean;
-  /** Parallel requests within a stage (default 16). */
+  /** Parallel requests within a stage (default 32). */
   concurrency?: number;
   backoff?: Partial<BackoffOptions>;
   /** How long to wait for CRDs to become Established (ms, default 60 s). */
@@ -233,7 +233,7 @@ export class ClusterApplier implements Applier {
   /** Creates `<n>-hmac-secret` for each VirtualMCPServer, once, when it does not exist. */
   private async ensureHmacSecrets(resources: readonly Resource[], dryRun: boolean): Promise<void> {
     const vmcps = resources.filter((r) => r.kind === "VirtualMCPServer");
-    await eachLimit(vmcps, this.opts.concurrency ?? 16, async (r) => {
+    await eachLimit(vmcps, this.opts.concurrency ?? 32, async (r) => {
       const name = `${r.metadata.name}-hmac-secret`;
       const key = `${r.metadata.namespace}/${name}`;
       if (this.hmacEnsured.has(key)) return;
@@ -402,7 +402,7 @@ export class ClusterApplier implements Applier {
     // there yet (unless the writer may do anything, as a cluster admin may).
     const isBinding = (p: PlannedObject) => p.object.kind === "RoleBinding";
     for (const batch of [pending.filter((p) => !isBinding(p)), pending.filter(isBinding)]) {
-      await eachLimit(batch, this.opts.concurrency ?? 16, async (p) => {
+      await eachLimit(batch, this.opts.concurrency ?? 32, async (p) => {
         const sent = run.sent(p);
         const { live, recreated } = await this.send(sent, dryRun);
         run.written(p, sent, live, recreated);

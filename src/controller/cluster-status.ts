@@ -33,7 +33,7 @@ interface Rollout {
 
 const SUCCEEDED = "ReconciliationSucceeded";
 /** Status writes in flight at once. */
-const STATUS_WRITES_IN_FLIGHT = 16;
+const STATUS_WRITES_IN_FLIGHT = 32;
 /** The most a Stalled condition's message holds, in UTF-8 bytes. */
 const STALLED_MESSAGE_BYTES = 4000;
 

@@ -170,11 +170,12 @@ export class KubeClient {
     const base: https.RequestOptions = { headers: {} };
     await this.kc.applyToHTTPSOptions(base);
     const secure = this.server.protocol === "https:";
-    // One pool for every request (the kubeconfig's own agent is not kept alive).
+    // One pool for every request (the kubeconfig's own agent is not kept alive), as wide as the
+    // requests the cluster target keeps in flight.
     this.agent ??= secure
       ? new https.Agent({
           keepAlive: true,
-          maxSockets: 16,
+          maxSockets: 32,
           ...(base.ca !== undefined ? { ca: base.ca } : {}),
           ...(base.cert !== undefined ? { cert: base.cert } : {}),
           ...(base.key !== undefined ? { key: base.key } : {}),
@@ -183,7 +184,7 @@ export class KubeClient {
             : {}),
           ...(base.servername !== undefined ? { servername: base.servername } : {}),
         })
-      : new http.Agent({ keepAlive: true, maxSockets: 16 });
+      : new http.Agent({ keepAlive: true, maxSockets: 32 });
     const url = new URL(this.server.href.replace(/\/$/, "") + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, v);
