@@ -130,7 +130,7 @@ describe.skipIf(noCluster())(
         repo.dir,
         {
           "fleet/virtualmcpserver-engineering-gateway.yaml": gateway.replace(
-            /      github:\n(?:        .*\n){3}/,
+            / {6}github:\n(?: {8}.*\n){3}/,
             `${awsBackend}\n`,
           ),
         },
