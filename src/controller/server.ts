@@ -2,6 +2,7 @@
 // and last error), /readyz (ready once a revision has been applied or rendered), /metrics
 // (Prometheus) and, when a webhook secret is configured, POST /hook.
 import Fastify, { type FastifyInstance } from "fastify";
+import { McpfleetError } from "../errors.js";
 import type { ControllerStatus } from "./status.js";
 import { registerWebhook, type WebhookOptions } from "./webhook.js";
 
@@ -40,7 +41,7 @@ export function parseListen(text: string): { host: string; port: number } {
   const m = /^(?:(\[[^\]]+\]|[^:]*):)?(\d{1,5})$/.exec(text);
   const port = m === null ? NaN : Number(m[2]);
   if (m === null || port > 65535) {
-    throw new Error(`--listen must be PORT, :PORT or HOST:PORT, not ${text}`);
+    throw new McpfleetError("ERR_USAGE", `--listen must be PORT, :PORT or HOST:PORT, not ${text}`);
   }
   const host = (m[1] ?? "").replace(/^\[|\]$/g, "");
   return { host: host === "" ? "0.0.0.0" : host, port };

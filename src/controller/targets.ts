@@ -1,7 +1,7 @@
 // Where a sync's objects go, from `--target`: `dir:PATH` writes manifests (render-target.ts);
 // `cluster` applies them to a Kubernetes API server with server-side apply (cluster-applier.ts).
 // This is the one place that chooses an Applier.
-import { McpfleetError } from "../errors.js";
+import { isMcpfleetError, McpfleetError } from "../errors.js";
 import type { Applier } from "./applier.js";
 import type { BackoffOptions } from "./backoff.js";
 import { ClusterApplier } from "./cluster-applier.js";
@@ -65,7 +65,7 @@ export function clusterClient(cluster: ClusterTargetOptions): KubeClient {
       ? "no such file (give --kubeconfig FILE or set KUBECONFIG)"
       : (err as Error).message;
     // A context the file lacks is a mistake on the command line; a missing or broken file is not.
-    const code = /has no context/.test(reason) ? "ERR_USAGE" : "ERR_IO";
+    const code = isMcpfleetError(err) ? err.code : "ERR_IO";
     throw new McpfleetError(code, `cannot load the kubeconfig ${file}: ${reason}`);
   }
 }

@@ -267,15 +267,3 @@ export function checkObjects(objects: readonly KubeObject[]): KubeCheckIssue[] {
   }
   return issues;
 }
-
-/** Throws with every issue when any object would be refused. */
-export function assertKubeValid(objects: readonly KubeObject[]): void {
-  const issues = checkObjects(objects);
-  if (issues.length > 0) {
-    throw new Error(
-      `${issues.length} Kubernetes issue(s):\n${issues
-        .map((i) => `  ${i.object} ${i.path}: ${i.message}`)
-        .join("\n")}`,
-    );
-  }
-}

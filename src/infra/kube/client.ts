@@ -11,7 +11,7 @@ import * as https from "node:https";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
-import type { ErrorCode } from "../../errors.js";
+import { type ErrorCode, McpfleetError } from "../../errors.js";
 
 export interface KubeObjectRef {
   apiVersion: string;
@@ -116,7 +116,9 @@ export function loadKubeConfig(file?: string, context?: string): KubeConfig {
   if (context !== undefined) {
     const names = kc.getContexts().map((c) => c.name);
     if (!names.includes(context)) {
-      throw new Error(
+      // A context the file lacks is a mistake on the command line.
+      throw new McpfleetError(
+        "ERR_USAGE",
         `it has no context "${context}"${names.length > 0 ? ` (contexts: ${names.join(", ")})` : ""}`,
       );
     }
@@ -140,7 +142,9 @@ export class KubeClient {
     this.kc = kc;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const cluster = kc.getCurrentCluster();
-    if (cluster === null) throw new Error("the kubeconfig has no current cluster");
+    if (cluster === null) {
+      throw new McpfleetError("ERR_IO", "the kubeconfig has no current cluster");
+    }
     this.server = new URL(cluster.server);
   }
 

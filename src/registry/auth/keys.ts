@@ -2,7 +2,7 @@
 // on first use, kept in memory, refreshed when they are older than maxAgeMs and when a token
 // names a key id we do not have, at most once per cooldownMs. Never fetched per request.
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
-import { providerRequest, type ProviderHttpOptions } from "./fetch.js";
+import { ProviderFetchError, providerRequest, type ProviderHttpOptions } from "./fetch.js";
 
 export interface KeySetOptions {
   issuerUrl: string;
@@ -45,10 +45,10 @@ export class ProviderKeySet {
         const d = await providerRequest(discoveryUrl(this.opts.issuerUrl), this.opts.http);
         const doc = d.body as { jwks_uri?: unknown; issuer?: unknown } | null;
         if (d.status !== 200 || typeof doc?.jwks_uri !== "string") {
-          throw new Error(`discovery answered HTTP ${d.status} without jwks_uri`);
+          throw new ProviderFetchError(`discovery answered HTTP ${d.status} without jwks_uri`);
         }
         if (doc.issuer !== this.opts.issuerUrl) {
-          throw new Error(
+          throw new ProviderFetchError(
             `discovery names issuer ${String(doc.issuer)}, not ${this.opts.issuerUrl}`,
           );
         }
@@ -57,7 +57,7 @@ export class ProviderKeySet {
       const r = await providerRequest(this.jwksUrl, this.opts.http);
       const set = r.body as JSONWebKeySet | null;
       if (r.status !== 200 || !Array.isArray(set?.keys)) {
-        throw new Error(`JWKS answered HTTP ${r.status} without keys`);
+        throw new ProviderFetchError(`JWKS answered HTTP ${r.status} without keys`);
       }
       const changed = JSON.stringify(set.keys) !== JSON.stringify(this.jwks?.keys);
       this.jwks = set;

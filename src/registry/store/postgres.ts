@@ -35,7 +35,12 @@ export interface PostgresOptions {
 function ssl(mode: string | undefined, tlsOnly: boolean): pg.ClientConfig["ssl"] {
   switch (mode) {
     case "disable":
-      if (tlsOnly) throw new Error("sslMode disable cannot carry RDS IAM tokens");
+      if (tlsOnly) {
+        throw new McpfleetError(
+          "ERR_REGISTRY_CONFIG",
+          "database.sslMode disable cannot carry RDS IAM tokens",
+        );
+      }
       return false;
     case undefined:
     case "allow":
