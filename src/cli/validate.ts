@@ -12,6 +12,7 @@ import {
   exitCode,
   formatReport,
   isFormat,
+  type Format,
   type Report,
 } from "../validate/index.js";
 import { resourceLabel } from "../validate/resource.js";
@@ -80,38 +81,44 @@ function useColor(flag: boolean | undefined): boolean {
   return process.stdout.isTTY === true;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs("validate", {
+const OPTIONS = {
+  output: { type: "string", short: "o", default: "text" },
+  summary: { type: "boolean", default: false },
+  namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
+  "unknown-fields": { type: "string" },
+  strict: { type: "boolean", default: false },
+  "ignore-missing-schemas": { type: "boolean", default: false },
+  crd: { type: "string", multiple: true },
+  skip: { type: "string", multiple: true },
+  reject: { type: "string", multiple: true },
+  "allow-missing-refs": { type: "boolean", default: false },
+  synth: { type: "boolean", default: true },
+  "allow-empty": { type: "boolean", default: false },
+  "registry-config": { type: "boolean", default: false },
+  kube: { type: "boolean", default: DEFAULT_OPTIONS.kube },
+  color: { type: "boolean" },
+  help: { type: "boolean", short: "h", default: false },
+  // Not an option: accepted only to say why there is none (see threadsRemoved).
+  threads: { type: "string" },
+} as const;
+
+function parseValidateArgs(argv: string[]) {
+  return parseCommandArgs("validate", {
     args: argv,
     allowPositionals: true,
     allowNegative: true,
     strict: true,
-    options: {
-      output: { type: "string", short: "o", default: "text" },
-      summary: { type: "boolean", default: false },
-      namespace: { type: "string", short: "n", default: DEFAULT_OPTIONS.namespace },
-      "unknown-fields": { type: "string" },
-      strict: { type: "boolean", default: false },
-      "ignore-missing-schemas": { type: "boolean", default: false },
-      crd: { type: "string", multiple: true },
-      skip: { type: "string", multiple: true },
-      reject: { type: "string", multiple: true },
-      "allow-missing-refs": { type: "boolean", default: false },
-      synth: { type: "boolean", default: true },
-      "allow-empty": { type: "boolean", default: false },
-      "registry-config": { type: "boolean", default: false },
-      kube: { type: "boolean", default: DEFAULT_OPTIONS.kube },
-      color: { type: "boolean" },
-      help: { type: "boolean", short: "h", default: false },
-      // Not an option: accepted only to say why there is none (see threadsRemoved).
-      threads: { type: "string" },
-    },
+    options: OPTIONS,
   });
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+}
+
+type ValidateValues = ReturnType<typeof parseValidateArgs>["values"];
+
+/** Usage errors no option parser catches, in the order they are reported. */
+function checkValues(
+  values: ValidateValues,
+  positionals: readonly string[],
+): { output: Format; unknownFields: UnknownFields } {
   if (values.threads !== undefined) throw threadsRemoved();
   if (!isFormat(values.output)) {
     throw new McpfleetError(
@@ -126,13 +133,20 @@ export async function main(argv: string[]): Promise<number> {
   if (positionals.filter((p) => p === "-").length > 1) {
     throw new McpfleetError("ERR_USAGE", "validate: standard input (-) can be read only once");
   }
-  const inputs = chooseInputs("validate", positionals);
-  if (inputs.notice !== undefined) process.stderr.write(`${inputs.notice}\n`);
+  return { output: values.output, unknownFields };
+}
+
+/** Validates the inputs (then, when valid, renders them in memory) with a progress line. */
+async function validateInputs(
+  values: ValidateValues,
+  unknownFields: UnknownFields,
+  paths: string[],
+  notices: string[],
+): Promise<Report> {
   const progress = progressLine(process.stderr);
-  const notices: string[] = [];
   let loaded;
   try {
-    loaded = await loadPaths(inputs.paths, {
+    loaded = await loadPaths(paths, {
       namespace: values.namespace,
       unknownFields,
       ignoreMissingSchemas: values["ignore-missing-schemas"],
@@ -153,10 +167,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   // Synthesis needs the whole set: with references allowed to be missing, the input is a part.
   const synth = values.synth && !values["allow-missing-refs"] && !values["registry-config"];
-  const report =
-    loaded.valid && synth
-      ? await withSynthesisIssues(loaded.report, loaded.resources)
-      : loaded.report;
+  return loaded.valid && synth
+    ? withSynthesisIssues(loaded.report, loaded.resources)
+    : loaded.report;
+}
+
+/** What stderr says beside the report: directories not read, kustomizations, an empty input. */
+function notify(report: Report, notices: string[], emptyIsFine: boolean, inputs: string): void {
   for (const n of notices) process.stderr.write(`${n}\n`);
   const kustomizations = report.resources.filter((r) => r.skipped && r.kind === "Kustomization");
   if (kustomizations.length > 0) {
@@ -165,12 +182,26 @@ export async function main(argv: string[]): Promise<number> {
     );
   }
   if (report.resources.length === 0) {
-    const verdict = values["allow-empty"] ? "" : " (an error; --allow-empty accepts it)";
-    process.stderr.write(`validate: no resources found in ${describeInputs(inputs)}${verdict}\n`);
+    const verdict = emptyIsFine ? "" : " (an error; --allow-empty accepts it)";
+    process.stderr.write(`validate: no resources found in ${inputs}${verdict}\n`);
   }
-  const text = formatReport(report, values.output, {
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseValidateArgs(argv);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const { output, unknownFields } = checkValues(values, positionals);
+  const inputs = chooseInputs("validate", positionals);
+  if (inputs.notice !== undefined) process.stderr.write(`${inputs.notice}\n`);
+  const notices: string[] = [];
+  const report = await validateInputs(values, unknownFields, inputs.paths, notices);
+  notify(report, notices, values["allow-empty"], describeInputs(inputs));
+  const text = formatReport(report, output, {
     summary: values.summary,
-    color: values.output === "text" && useColor(values.color),
+    color: output === "text" && useColor(values.color),
   });
   await writeText(process.stdout, text);
   return exitCode(report, { allowEmpty: values["allow-empty"] });
