@@ -2,6 +2,7 @@
  * The shapes `mcpfleet validate` produces. `Report` serialised by the json format is a public
  * contract (docs/validate.md): fields are only ever added to it in new major versions.
  */
+import { MAX_RESOURCE_FILE_BYTES } from "../resource-files.js";
 
 /**
  * Where an issue comes from. The three validation levels are `schema`, `cel` and `reference`;
@@ -112,7 +113,7 @@ export const DEFAULT_OPTIONS: ValidateOptions = {
   allowMissingRefs: false,
   registryConfig: false,
   kube: true,
-  maxFileBytes: 16 * 1024 * 1024,
+  maxFileBytes: MAX_RESOURCE_FILE_BYTES,
   maxDepth: 64,
   maxAliasCount: 100,
   skipKinds: [],
