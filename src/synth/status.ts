@@ -302,9 +302,7 @@ function workloadState(
 
 /** Why synthesis renders nothing for a workload it could otherwise render. */
 function unrenderable(r: Resource): string | undefined {
-  return r.kind === "MCPServer" || r.kind === "MCPRemoteProxy"
-    ? runnerNotRendered(r)
-    : undefined;
+  return r.kind === "MCPServer" || r.kind === "MCPRemoteProxy" ? runnerNotRendered(r) : undefined;
 }
 
 function workloadStatus(r: Resource, ctx: Ctx, url: string, extra: Status = {}): Status {

@@ -7,11 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  KubeApiError,
-  type KubeClient,
-  type LiveObject,
-} from "../../src/infra/kube/client.js";
+import { KubeApiError, type KubeClient, type LiveObject } from "../../src/infra/kube/client.js";
 import { defaultSchemaSet } from "../../src/schema/index.js";
 import type { KubeObject } from "../../src/synth/model.js";
 import { noCluster } from "../support/cluster/context.js";
