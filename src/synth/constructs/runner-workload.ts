@@ -122,6 +122,52 @@ export function proxyPullSecrets(overrides: T.ResourceOverrides | undefined): { 
     .map((s) => ({ name: s.name }));
 }
 
+/** The runner container: its run-config mounted read-only beside the pod's extra mounts. */
+function runnerContainer(w: RunnerWorkload, proxyPort: number): Container {
+  return {
+    ...compact<Container>({
+      name: RUNNER_CONTAINER,
+      image: w.image,
+      imagePullPolicy: "IfNotPresent",
+      args: w.args,
+      ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
+      env: runnerEnv(w.extras),
+      resources: w.resources,
+      ...runnerProbes(w.readyDelay),
+    }),
+    securityContext: restrictedContainer({ privileged: false }),
+    volumeMounts: [
+      { name: "runconfig", mountPath: RUNCONFIG_DIR, readOnly: true },
+      ...w.extras.mounts,
+    ],
+  };
+}
+
+/** The runner's pod template, annotated with the run-config's hash so a change rolls the pods. */
+function runnerPodTemplate(
+  w: RunnerWorkload,
+  labels: Record<string, string>,
+  runconfig: string,
+  runner: Container,
+): PodTemplate {
+  return {
+    metadata: {
+      labels: { ...labels },
+      annotations: { [RUNCONFIG_CHECKSUM]: contentHash(runconfig) },
+    },
+    spec: {
+      serviceAccountName: w.serviceAccountName,
+      terminationGracePeriodSeconds: 30,
+      securityContext: restrictedPod(),
+      containers: [runner],
+      volumes: [
+        { name: "runconfig", configMap: { name: w.names.runconfig } },
+        ...(w.extras.volumes as never[]),
+      ],
+    },
+  };
+}
+
 export function emitRunnerWorkload(
   scope: Construct,
   r: Resource<"MCPServer" | "MCPRemoteProxy">,
@@ -141,39 +187,7 @@ export function emitRunnerWorkload(
     },
     data: { [RUNCONFIG_KEY]: runconfig },
   });
-  const runner: Container = {
-    ...compact<Container>({
-      name: RUNNER_CONTAINER,
-      image: w.image,
-      imagePullPolicy: "IfNotPresent",
-      args: w.args,
-      ports: [{ name: "http", containerPort: proxyPort, protocol: "TCP" }],
-      env: runnerEnv(w.extras),
-      resources: w.resources,
-      ...runnerProbes(w.readyDelay),
-    }),
-    securityContext: restrictedContainer({ privileged: false }),
-    volumeMounts: [
-      { name: "runconfig", mountPath: RUNCONFIG_DIR, readOnly: true },
-      ...w.extras.mounts,
-    ],
-  };
-  const template: PodTemplate = {
-    metadata: {
-      labels: { ...labels },
-      annotations: { [RUNCONFIG_CHECKSUM]: contentHash(runconfig) },
-    },
-    spec: {
-      serviceAccountName: w.serviceAccountName,
-      terminationGracePeriodSeconds: 30,
-      securityContext: restrictedPod(),
-      containers: [runner],
-      volumes: [
-        { name: "runconfig", configMap: { name: w.names.runconfig } },
-        ...(w.extras.volumes as never[]),
-      ],
-    },
-  };
+  const template = runnerPodTemplate(w, labels, runconfig, runnerContainer(w, proxyPort));
   const deploymentMeta: Metadata = { labels: { ...labels } };
   const serviceMeta: Metadata = { labels: { ...labels } };
   applyResourceOverrides(
