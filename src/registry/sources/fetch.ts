@@ -166,6 +166,41 @@ export interface ApiPage {
   form: ApiForm;
 }
 
+/** A page's JSON answer, which must carry a servers list. */
+function parsePage(
+  bytes: Buffer,
+  u: URL,
+): { servers: unknown[]; metadata?: { nextCursor?: unknown } } {
+  let body: { servers?: unknown; metadata?: { nextCursor?: unknown } };
+  try {
+    body = JSON.parse(bytes.toString("utf8")) as typeof body;
+  } catch {
+    throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the answer is not JSON`);
+  }
+  if (!Array.isArray(body.servers)) {
+    throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the answer has no servers list`);
+  }
+  return body as { servers: unknown[]; metadata?: { nextCursor?: unknown } };
+}
+
+/**
+ * Refuses a next cursor that is too long or was handed out before (a loop), and records it.
+ * Cursors are kept as hashes: an upstream handing out ever new long cursors must not grow `seen`.
+ */
+function admitCursor(next: string, u: URL, maxLength: number, seen: Set<string>): void {
+  if (next.length > maxLength) {
+    throw new McpfleetError(
+      "ERR_SYNC_FAILED",
+      `GET ${u.href}: a cursor longer than ${maxLength} characters`,
+    );
+  }
+  const digest = createHash("sha256").update(next).digest("base64url");
+  if (seen.has(digest)) {
+    throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the cursor repeats`);
+  }
+  seen.add(digest);
+}
+
 /**
  * Pages through `{endpoint}/v0/servers` (or `/v0.1/servers` when the endpoint answers only
  * that), one page in memory at a time, so a catalog of any size syncs in bounded memory.
@@ -233,29 +268,11 @@ export async function* fetchApiPages(
     if (total > limits.maxTotalBytes) {
       throw new McpfleetError("ERR_SYNC_FAILED", `the pages exceed ${limits.maxTotalBytes} bytes`);
     }
-    let body: { servers?: unknown; metadata?: { nextCursor?: unknown } };
-    try {
-      body = JSON.parse(bytes.toString("utf8")) as typeof body;
-    } catch {
-      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the answer is not JSON`);
-    }
-    if (!Array.isArray(body.servers)) {
-      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the answer has no servers list`);
-    }
-    yield { items: body.servers as unknown[], bytes, form };
+    const body = parsePage(bytes, u);
+    yield { items: body.servers, bytes, form };
     const next = body.metadata?.nextCursor;
     if (typeof next !== "string" || next === "") return;
-    if (next.length > limits.maxCursorLength) {
-      throw new McpfleetError(
-        "ERR_SYNC_FAILED",
-        `GET ${u.href}: a cursor longer than ${limits.maxCursorLength} characters`,
-      );
-    }
-    const digest = createHash("sha256").update(next).digest("base64url");
-    if (seen.has(digest)) {
-      throw new McpfleetError("ERR_SYNC_FAILED", `GET ${u.href}: the cursor repeats`);
-    }
-    seen.add(digest);
+    admitCursor(next, u, limits.maxCursorLength, seen);
     cursor = next;
   }
 }
