@@ -58,6 +58,21 @@ function chooseAuthorizer(
   });
 }
 
+/** Writes the sources and registries the configuration file declares into the store. */
+async function applyConfigResources(store: Store, cfg: LoadedConfig["config"]): Promise<void> {
+  await store.applyConfigResources(
+    cfg.sources.map((s) => {
+      const { name, ...config } = s;
+      return { name, kind: sourceKind(s), config: config };
+    }),
+    cfg.registries.map((r) => ({
+      name: r.name,
+      sources: r.sources,
+      ...(r.claims !== undefined ? { claims: r.claims } : {}),
+    })),
+  );
+}
+
 export class RegistryServer {
   private poll?: NodeJS.Timeout;
   private closing?: Promise<void>;
@@ -83,17 +98,7 @@ export class RegistryServer {
     let scheduler: SyncScheduler | undefined;
     try {
       const cfg = loaded.config;
-      await store.applyConfigResources(
-        cfg.sources.map((s) => {
-          const { name, ...config } = s;
-          return { name, kind: sourceKind(s), config: config };
-        }),
-        cfg.registries.map((r) => ({
-          name: r.name,
-          sources: r.sources,
-          ...(r.claims !== undefined ? { claims: r.claims } : {}),
-        })),
-      );
+      await applyConfigResources(store, cfg);
       const metrics = new RegistryMetrics();
       const adminPolicy = locationPolicy(cfg.adminSources, loaded.baseDir);
       scheduler = new SyncScheduler({
@@ -136,20 +141,7 @@ export class RegistryServer {
         port: settings.port ?? 8080,
       });
       const server = new RegistryServer(app, store, scheduler, log, url);
-      let lastGen = store.generation;
-      const sched = scheduler;
-      server.poll = setInterval(() => {
-        store
-          .refreshGeneration()
-          .then(async (g) => {
-            if (g !== lastGen) {
-              lastGen = g;
-              await sched.reconcile();
-            }
-          })
-          .catch((err: unknown) => log.warn({ err }, "store poll failed"));
-      }, settings.generationPollMs ?? 1000);
-      server.poll.unref();
+      server.pollGeneration(settings.generationPollMs ?? 1000);
       log.info({ url, store: store.driver }, "registry server listening");
       return server;
     } catch (err) {
@@ -157,6 +149,23 @@ export class RegistryServer {
       await store.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Reconciles the syncs whenever another replica changes the store's generation. */
+  private pollGeneration(intervalMs: number): void {
+    let lastGen = this.store.generation;
+    this.poll = setInterval(() => {
+      this.store
+        .refreshGeneration()
+        .then(async (g) => {
+          if (g !== lastGen) {
+            lastGen = g;
+            await this.scheduler.reconcile();
+          }
+        })
+        .catch((err: unknown) => this.log.warn({ err }, "store poll failed"));
+    }, intervalMs);
+    this.poll.unref();
   }
 
   /** Stops accepting, finishes in-flight requests, stops syncs, closes the store. */
