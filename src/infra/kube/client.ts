@@ -127,6 +127,38 @@ export function loadKubeConfig(file?: string, context?: string): KubeConfig {
   return kc;
 }
 
+/** One event of a watch stream. */
+interface WatchEvent {
+  type: string;
+  object: LiveObject;
+}
+
+/** One line of a watch stream as its event, or the error a line not JSON or an ERROR event is. */
+function parseWatchEvent(line: string, path: string): WatchEvent | KubeApiError {
+  let event: WatchEvent;
+  try {
+    event = JSON.parse(line) as WatchEvent;
+  } catch {
+    return new KubeApiError(502, `watch ${path}: not a JSON event`, undefined, [], {});
+  }
+  if (event.type === "ERROR") {
+    const st = event.object as unknown as { code?: number; message?: string; reason?: string };
+    return new KubeApiError(st.code ?? 500, st.message ?? "watch error", st.reason, [], {});
+  }
+  return event;
+}
+
+/** The error of a watch the server refused, from its Status body or else its HTTP status. */
+function refusedWatchError(status: number, body: string): KubeApiError {
+  let parsed: { message?: string; reason?: string } = {};
+  try {
+    parsed = JSON.parse(body) as typeof parsed;
+  } catch {
+    /* plain text */
+  }
+  return new KubeApiError(status, parsed.message ?? `HTTP ${status}`, parsed.reason, [], {});
+}
+
 export class KubeClient {
   readonly kc: KubeConfig;
   readonly server: URL;
@@ -305,24 +337,10 @@ export class KubeClient {
             const line = pending.slice(0, newline).trim();
             pending = pending.slice(newline + 1);
             if (line === "") continue;
-            let event: { type: string; object: LiveObject };
-            try {
-              event = JSON.parse(line) as typeof event;
-            } catch {
+            const event = parseWatchEvent(line, path);
+            if (event instanceof KubeApiError) {
               req.destroy();
-              reject(new KubeApiError(502, `watch ${path}: not a JSON event`, undefined, [], {}));
-              return;
-            }
-            if (event.type === "ERROR") {
-              const st = event.object as unknown as {
-                code?: number;
-                message?: string;
-                reason?: string;
-              };
-              req.destroy();
-              reject(
-                new KubeApiError(st.code ?? 500, st.message ?? "watch error", st.reason, [], {}),
-              );
+              reject(event);
               return;
             }
             version = event.object.metadata.resourceVersion ?? version;
@@ -349,13 +367,7 @@ export class KubeClient {
         });
         res.on("end", () => {
           if (status === 200) return resolve(version);
-          let body: { message?: string; reason?: string } = {};
-          try {
-            body = JSON.parse(pending) as typeof body;
-          } catch {
-            /* plain text */
-          }
-          reject(new KubeApiError(status, body.message ?? `HTTP ${status}`, body.reason, [], {}));
+          reject(refusedWatchError(status, pending));
         });
       });
       const abort = () => {
