@@ -1,6 +1,6 @@
 import type { Construct } from "constructs";
 import type { Kind } from "../schema/kinds.js";
-import type { VmcpMembers } from "./constructs/vmcp/backends.js";
+import type { VmcpMembers } from "./constructs/vmcp/members.js";
 import type { SynthIssues } from "./issues.js";
 import type { Resource, ResourceSet } from "./model.js";
 import type { SynthOptions } from "./options.js";

@@ -3,20 +3,9 @@
 import { groupName, type Resource, type ResourceSet } from "../../model.js";
 import { remoteProxyUrl } from "../mcpremoteproxy.js";
 import { clientProtocol, mcpServerUrl } from "../mcpserver.js";
+import type { ResolvedBackend, Transport, VmcpMembers } from "./members.js";
 
-type Transport = "sse" | "streamable-http";
-
-/** One member of the virtual server's group, as the virtual server reaches it. */
-export interface ResolvedBackend {
-  name: string;
-  kind: "MCPServer" | "MCPRemoteProxy" | "MCPServerEntry";
-  url: string;
-  transport: Transport;
-  /** The MCPExternalAuthConfig the workload itself names (used by `discovered` auth). */
-  externalAuthConfigRef?: string;
-  /** CA bundle of an entry backend, from a ConfigMap key. */
-  caBundle?: { configMap: string; key: string };
-}
+export type { ResolvedBackend, VmcpMembers } from "./members.js";
 
 /** A member reached through its proxy Service, at the URL its own status reports. */
 function proxyBackend(
@@ -81,12 +70,6 @@ export function vmcpGroup(resource: Resource<"VirtualMCPServer">): string | unde
 }
 
 /** The virtual server's group and, when the group exists, its members. */
-export interface VmcpMembers {
-  group: string | undefined;
-  groupFound: boolean;
-  /** Sorted; empty when the group is not found. */
-  backends: ResolvedBackend[];
-}
 
 export function resolveVmcpMembers(
   resource: Resource<"VirtualMCPServer">,
