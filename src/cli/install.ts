@@ -45,8 +45,9 @@ Options:
 
 Exit status: 0 printed or written, 2 usage error.`;
 
-export async function main(argv: string[]): Promise<number> {
-  const { values: v } = parseCommandArgs("install", {
+/** The command line's flags, parsed strictly (unknown flags are usage errors). */
+function parseInstallArgs(argv: string[]) {
+  return parseCommandArgs("install", {
     args: argv,
     strict: true,
     allowNegative: true,
@@ -69,7 +70,13 @@ export async function main(argv: string[]): Promise<number> {
       crds: { type: "boolean", default: true },
       help: { type: "boolean", short: "h", default: false },
     },
-  });
+  }).values;
+}
+
+type InstallFlags = ReturnType<typeof parseInstallArgs>;
+
+export async function main(argv: string[]): Promise<number> {
+  const v = parseInstallArgs(argv);
   if (v.help) {
     console.log(USAGE);
     return 0;
@@ -80,6 +87,25 @@ export async function main(argv: string[]): Promise<number> {
       "give --export: install prints the bundle for kubectl apply --server-side -f -, it applies nothing itself",
     );
   }
+  const files = bundleFiles(installOptions(v), v.crds);
+  const dir = v["output-dir"];
+  if (dir !== undefined) {
+    const outcome = writeOutputDir(dir, files, {
+      flag: "--output-dir",
+      force: v.force,
+      generator: "mcpfleet install",
+    });
+    process.stderr.write(
+      `install: ${dir}: ${outcome.written.length} file(s) written, ${outcome.unchanged.length} unchanged\n`,
+    );
+    return 0;
+  }
+  await writeText(process.stdout, [...files.values()].join("---\n"));
+  return 0;
+}
+
+/** The bundle's options from the flags, each checked as the controller would at start. */
+function installOptions(v: InstallFlags): InstallOptions {
   for (const flag of [
     "repo",
     "branch",
@@ -92,14 +118,35 @@ export async function main(argv: string[]): Promise<number> {
     if (v[flag] === "") throw usageError("install", `--${flag} must not be empty`);
   }
   checkGitCredentials(v.repo, v["token-secret"], v["ssh-secret"]);
-  let serviceAccount: InstallOptions["serviceAccount"];
-  if (v["service-account"] !== undefined) {
-    try {
-      serviceAccount = parseServiceAccount(v["service-account"]);
-    } catch (err) {
-      throw usageError("install", (err as Error).message);
-    }
+  const serviceAccount =
+    v["service-account"] !== undefined ? serviceAccountOf(v["service-account"]) : undefined;
+  const extraArgs = controllerExtraArgs(v);
+  const replicas = v.replicas !== undefined ? replicasOf(v.replicas) : undefined;
+  return {
+    ...(v.repo !== undefined ? { repo: v.repo } : {}),
+    ...(v.branch !== undefined ? { branch: v.branch } : {}),
+    ...(v.path !== undefined ? { path: v.path } : {}),
+    ...(v["token-secret"] !== undefined ? { tokenSecret: v["token-secret"] } : {}),
+    ...(v["ssh-secret"] !== undefined ? { sshSecret: v["ssh-secret"] } : {}),
+    ...(serviceAccount !== undefined ? { serviceAccount } : {}),
+    ...(v.image !== undefined ? { image: v.image } : {}),
+    ...(v.namespace !== undefined ? { namespace: v.namespace } : {}),
+    ...(replicas !== undefined ? { replicas } : {}),
+    ...(extraArgs.length > 0 ? { extraArgs } : {}),
+  };
+}
+
+/** --service-account NS/NAME, a usage error when malformed. */
+function serviceAccountOf(text: string): InstallOptions["serviceAccount"] {
+  try {
+    return parseServiceAccount(text);
+  } catch (err) {
+    throw usageError("install", (err as Error).message);
   }
+}
+
+/** The controller flags the bundle passes on: the intervals, checked, then --controller-arg. */
+function controllerExtraArgs(v: InstallFlags): string[] {
   const extraArgs: string[] = [];
   for (const flag of ["interval", "drift-interval"] as const) {
     const text = v[flag];
@@ -120,47 +167,26 @@ export async function main(argv: string[]): Promise<number> {
     }
     extraArgs.push(arg);
   }
-  let replicas: number | undefined;
-  if (v.replicas !== undefined) {
-    replicas = Number(v.replicas);
-    if (!Number.isInteger(replicas) || replicas < 1 || replicas > 100) {
-      throw usageError(
-        "install",
-        `--replicas must be a whole number from 1 to 100, not "${v.replicas}"`,
-      );
-    }
+  return extraArgs;
+}
+
+/** --replicas: a whole number from 1 to 100. */
+function replicasOf(text: string): number {
+  const replicas = Number(text);
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 100) {
+    throw usageError("install", `--replicas must be a whole number from 1 to 100, not "${text}"`);
   }
-  const options: InstallOptions = {
-    ...(v.repo !== undefined ? { repo: v.repo } : {}),
-    ...(v.branch !== undefined ? { branch: v.branch } : {}),
-    ...(v.path !== undefined ? { path: v.path } : {}),
-    ...(v["token-secret"] !== undefined ? { tokenSecret: v["token-secret"] } : {}),
-    ...(v["ssh-secret"] !== undefined ? { sshSecret: v["ssh-secret"] } : {}),
-    ...(serviceAccount !== undefined ? { serviceAccount } : {}),
-    ...(v.image !== undefined ? { image: v.image } : {}),
-    ...(v.namespace !== undefined ? { namespace: v.namespace } : {}),
-    ...(replicas !== undefined ? { replicas } : {}),
-    ...(extraArgs.length > 0 ? { extraArgs } : {}),
-  };
+  return replicas;
+}
+
+/** The bundle's files by name, as YAML; without the CRDs' file for --no-crds. */
+function bundleFiles(options: InstallOptions, crds: boolean): Map<string, string> {
   const files = new Map<string, string>();
   for (const [name, objects] of installFiles(options)) {
-    if (!v.crds && name === "00-crds.yaml") continue;
+    if (!crds && name === "00-crds.yaml") continue;
     files.set(name, toYaml(objects));
   }
-  const dir = v["output-dir"];
-  if (dir !== undefined) {
-    const outcome = writeOutputDir(dir, files, {
-      flag: "--output-dir",
-      force: v.force,
-      generator: "mcpfleet install",
-    });
-    process.stderr.write(
-      `install: ${dir}: ${outcome.written.length} file(s) written, ${outcome.unchanged.length} unchanged\n`,
-    );
-    return 0;
-  }
-  await writeText(process.stdout, [...files.values()].join("---\n"));
-  return 0;
+  return files;
 }
 
 /** The credentials must suit the repository's transport, as the controller would insist at start. */
