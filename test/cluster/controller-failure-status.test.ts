@@ -3,9 +3,7 @@
 // then counts by level) in the status on the inventory, in `mcpfleet status` and in one Warning
 // Event, every one of them small; the revision applied before stays in place and is named, also
 // by a controller process that did not apply it itself.
-import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseControllerArgs, runController } from "../../src/cli/controller.js";
 import type { LiveObject } from "../../src/infra/kube/client.js";
 import { OperationRequests } from "../../src/controller/operation-requests.js";
 import { inventoryRef, recordedStatusOf, STATUS_KEY } from "../../src/controller/operations.js";
@@ -17,7 +15,7 @@ import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { commitFiles, makeRepo } from "../support/git-server.js";
 import { runCli } from "../cli/helpers.js";
 import { tmp } from "../controller/helpers.js";
-import { harness, testNamespace } from "./controller-harness.js";
+import { controllerOnce, harness, testNamespace } from "./controller-harness.js";
 import { client, installCrds } from "./helpers.js";
 
 beforeAll(async () => {
@@ -56,29 +54,8 @@ function tenThousandErrors(): string {
 }
 
 /** `mcpfleet controller --once` for the repository, as a CronJob runs it: a new process each time. */
-async function once(repo: string, ns: string): Promise<{ code: number; lines: string[] }> {
-  const lines: string[] = [];
-  const code = await runController(
-    parseControllerArgs([
-      "--once",
-      "--repo",
-      pathToFileURL(repo).href,
-      "--branch",
-      "main",
-      "--path",
-      "fleet",
-      "--kubeconfig",
-      kubeconfig(),
-      "-n",
-      ns,
-      "--controller-namespace",
-      ns,
-      "--cache-dir",
-      tmp("failure-cache"),
-    ])!,
-    { stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) },
-  );
-  return { code, lines };
+function once(repo: string, ns: string): Promise<{ code: number; lines: string[] }> {
+  return controllerOnce(repo, kubeconfig(), ns, tmp("failure-cache"));
 }
 
 const bytes = (o: unknown) => Buffer.byteLength(JSON.stringify(o));

@@ -9,6 +9,7 @@ import {
   type ClusterApplierOptions,
 } from "../../src/controller/cluster-applier.js";
 import type { AdmissionCheck } from "../../src/controller/admission.js";
+import { parseControllerArgs, runController } from "../../src/cli/controller.js";
 import { GitSource } from "../../src/infra/git/source.js";
 import { InventoryStore, type InventoryEntry } from "../../src/controller/inventory.js";
 import { KubeClient, type LiveObject } from "../../src/infra/kube/client.js";
@@ -156,6 +157,28 @@ export function clusterControllerArgs(repo: string, kubeconfig: string): string[
     kubeconfig,
     "--prune",
   ];
+}
+
+/**
+ * `mcpfleet controller --once` for the `fleet` folder of `repo`'s main branch (a local path), as a
+ * CronJob runs it: a new controller each time, resources and inventory in `ns`. Returns the exit
+ * code and every line it printed.
+ */
+export async function controllerOnce(
+  repo: string,
+  kubeconfig: string,
+  ns: string,
+  cacheDir: string,
+): Promise<{ code: number; lines: string[] }> {
+  const lines: string[] = [];
+  const args = ["--once", "--repo", pathToFileURL(repo).href, "--branch", "main"];
+  args.push("--path", "fleet", "--kubeconfig", kubeconfig, "-n", ns);
+  args.push("--controller-namespace", ns, "--cache-dir", cacheDir);
+  const code = await runController(parseControllerArgs(args)!, {
+    stdout: (l) => lines.push(l),
+    stderr: (l) => lines.push(l),
+  });
+  return { code, lines };
 }
 
 /**

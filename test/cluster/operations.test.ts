@@ -23,7 +23,7 @@ import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { commitFiles, makeRepo } from "../support/git-server.js";
 import { runCli } from "../cli/helpers.js";
 import { tmp } from "../controller/helpers.js";
-import { harness, testNamespace, until } from "./controller-harness.js";
+import { controllerOnce, harness, testNamespace, until } from "./controller-harness.js";
 import { client, installCrds, tmpDir } from "./helpers.js";
 
 beforeAll(async () => {
@@ -97,27 +97,7 @@ describe.skipIf(noCluster())("suspend and resume (the sync's own check)", () => 
       expect(h.status.lastAttemptedRevision).toBe(first);
 
       // A controller run as a CronJob (--once) honours the suspension too, and exits 0.
-      const lines: string[] = [];
-      const once = await runController(
-        parseControllerArgs([
-          "--once",
-          "--repo",
-          pathToFileURL(repo).href,
-          "--branch",
-          "main",
-          "--path",
-          "fleet",
-          "--kubeconfig",
-          kubeconfig(),
-          "-n",
-          ns,
-          "--controller-namespace",
-          ns,
-          "--cache-dir",
-          tmp("ops-once"),
-        ])!,
-        { stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) },
-      );
+      const { code: once, lines } = await controllerOnce(repo, kubeconfig(), ns, tmp("ops-once"));
       expect(once).toBe(0);
       expect(lines).toContain(
         "sync skipped: the controller is suspended (mcpfleet resume lifts it)",

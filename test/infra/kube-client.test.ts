@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeApiError, KubeClient } from "../../src/infra/kube/client.js";
+import { kubeconfigYaml } from "../support/cluster/control-plane.js";
 
 let server: Server;
 let dir: string;
@@ -45,13 +46,7 @@ beforeAll(async () => {
   const config = join(dir, "kubeconfig");
   writeFileSync(
     config,
-    `apiVersion: v1
-kind: Config
-clusters: [{ name: c, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
-users: [{ name: u, user: { token: secret } }]
-contexts: [{ name: c, context: { cluster: c, user: u, namespace: team } }]
-current-context: c
-`,
+    kubeconfigYaml(`http://127.0.0.1:${port}`, undefined, { token: "secret" }, "team"),
   );
   kube = KubeClient.fromFile(config, { requestTimeoutMs: 200 });
 });

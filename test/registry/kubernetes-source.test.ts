@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient } from "../../src/infra/kube/client.js";
+import { kubeconfigYaml } from "../support/cluster/control-plane.js";
 import {
   kubeNamespaces,
   listKubeEntries,
@@ -75,13 +76,7 @@ beforeAll(async () => {
   const config = join(dir, "kubeconfig");
   writeFileSync(
     config,
-    `apiVersion: v1
-kind: Config
-clusters: [{ name: c, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
-users: [{ name: u, user: { token: t } }]
-contexts: [{ name: c, context: { cluster: c, user: u, namespace: team } }]
-current-context: c
-`,
+    kubeconfigYaml(`http://127.0.0.1:${port}`, undefined, { token: "t" }, "team"),
   );
   kube = KubeClient.fromFile(config);
 });
