@@ -12,7 +12,7 @@ import {
   type RouteContext,
 } from "./context.js";
 import { fail } from "./problem.js";
-import { ERR, ERRORS, listOf, NAME_PARAM, REGISTRY_VIEW } from "./schemas.js";
+import { ERRORS, listOf, NAME_PARAM, problems, REGISTRY_VIEW } from "./schemas.js";
 
 function registryView(r: RegistryRecord): Record<string, unknown> {
   // creationType: ToolHive's name for the origin (its swagger's RegistryInfo).
@@ -42,7 +42,7 @@ const GET_SCHEMA = {
   tags,
   summary: "Get a registry",
   params: NAME_PARAM,
-  response: { 200: REGISTRY_VIEW, ...ERRORS },
+  response: { 200: REGISTRY_VIEW, ...ERRORS, ...problems(404) },
 };
 
 const PUT_SCHEMA = {
@@ -56,9 +56,7 @@ const PUT_SCHEMA = {
     200: REGISTRY_VIEW,
     201: REGISTRY_VIEW,
     ...ERRORS,
-    409: ERR,
-    413: ERR,
-    415: ERR,
+    ...problems(404, 413, 415),
   },
 };
 
@@ -66,7 +64,7 @@ const DELETE_SCHEMA = {
   tags,
   summary: "Delete a registry (its sources stay)",
   params: NAME_PARAM,
-  response: { 204: { type: "null", description: "Deleted" }, ...ERRORS },
+  response: { 204: { type: "null", description: "Deleted" }, ...ERRORS, ...problems(404) },
 };
 
 async function listRegistries(ctx: RouteContext, req: FastifyRequest) {

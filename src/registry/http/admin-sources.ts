@@ -16,7 +16,7 @@ import {
 } from "./context.js";
 import { fail } from "./problem.js";
 import { WAIT } from "./query-params.js";
-import { ERR, ERRORS, listOf, NAME_PARAM, SOURCE_VIEW } from "./schemas.js";
+import { ERRORS, listOf, NAME_PARAM, problems, SOURCE_VIEW } from "./schemas.js";
 
 /** A duration as Go writes one (`1h0m0s`, `30m0s`, `1.5s`, `250ms`), as ToolHive shows it. */
 export function goDurationString(ms: number): string {
@@ -106,7 +106,7 @@ const GET_SCHEMA = {
   tags,
   summary: "Get a source with its sync status",
   params: NAME_PARAM,
-  response: { 200: SOURCE_VIEW, ...ERRORS },
+  response: { 200: SOURCE_VIEW, ...ERRORS, ...problems(404) },
 };
 
 const PUT_SCHEMA = {
@@ -116,14 +116,19 @@ const PUT_SCHEMA = {
     "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (409).",
   params: NAME_PARAM,
   body: { type: "object", additionalProperties: true },
-  response: { 200: SOURCE_VIEW, 201: SOURCE_VIEW, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
+  response: {
+    200: SOURCE_VIEW,
+    201: SOURCE_VIEW,
+    ...ERRORS,
+    ...problems(404, 409, 413, 415),
+  },
 };
 
 const DELETE_SCHEMA = {
   tags,
   summary: "Delete a source and its entries",
   params: NAME_PARAM,
-  response: { 204: { type: "null", description: "Deleted" }, ...ERRORS, 409: ERR },
+  response: { 204: { type: "null", description: "Deleted" }, ...ERRORS, ...problems(404, 409) },
 };
 
 const SYNC_SCHEMA = {
@@ -133,7 +138,7 @@ const SYNC_SCHEMA = {
     "Starts a sync of a git, api, url or file source (joining one already running) and answers 202 at once; with `wait=true` it answers 200 when the sync has finished, with its outcome.",
   params: NAME_PARAM,
   querystring: { type: "object", properties: { wait: WAIT } },
-  response: { 200: SOURCE_VIEW, 202: SOURCE_VIEW, ...ERRORS, 409: ERR },
+  response: { 200: SOURCE_VIEW, 202: SOURCE_VIEW, ...ERRORS, ...problems(404, 409) },
 };
 
 async function listSources(ctx: RouteContext, req: FastifyRequest) {

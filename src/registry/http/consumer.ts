@@ -6,7 +6,7 @@ import { compareVersions, type StoredEntry } from "../store/store.js";
 import { readableRegistry, registryParam, type RegistryApiOptions } from "./context.js";
 import { fail } from "./problem.js";
 import { INCLUDE_DELETED, LIMIT, SEARCH, UPDATED_SINCE, VERSION_FILTER } from "./query-params.js";
-import { ERRORS, ITEM, LIST, NOT_MODIFIED } from "./schemas.js";
+import { ERRORS, ITEM, LIST, NOT_MODIFIED, problems } from "./schemas.js";
 import { decodeCursor, encodeCursor, etagOf, itemOf } from "./views.js";
 
 export const REGISTRY_PARAM = {
@@ -252,7 +252,7 @@ function schemas(opts: RegistryApiOptions) {
         include_deleted: INCLUDE_DELETED,
       },
     },
-    response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS },
+    response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS, ...problems(404) },
   };
   const versions = {
     ...common,
@@ -265,7 +265,7 @@ function schemas(opts: RegistryApiOptions) {
       },
     },
     querystring: { type: "object", properties: { include_deleted: INCLUDE_DELETED } },
-    response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS },
+    response: { 200: LIST, 304: NOT_MODIFIED, ...ERRORS, ...problems(404) },
   };
   const version = {
     ...common,
@@ -278,7 +278,7 @@ function schemas(opts: RegistryApiOptions) {
         version: { type: "string", description: "A version, or `latest`." },
       },
     },
-    response: { 200: ITEM, 304: NOT_MODIFIED, ...ERRORS },
+    response: { 200: ITEM, 304: NOT_MODIFIED, ...ERRORS, ...problems(404) },
   };
   return { list, versions, version };
 }

@@ -9,7 +9,7 @@ import type { StoredEntry } from "../store/store.js";
 import { loadAuthorized, REGISTRY, SOURCE, type RouteContext } from "./context.js";
 import { authorizeWrite, manageableVersions, publishInto, serverManagedSource } from "./managed.js";
 import { fail } from "./problem.js";
-import { ERR, ERRORS, NAME_PARAM, listOf } from "./schemas.js";
+import { ERRORS, NAME_PARAM, listOf, problems } from "./schemas.js";
 
 // Values are checked by the handler: the request schema's type coercion would turn a list of
 // one string into the string.
@@ -132,9 +132,7 @@ const PUBLISH_SCHEMA = {
   response: {
     201: { type: "object", additionalProperties: true, description: "The server.json." },
     ...ERRORS,
-    409: ERR,
-    413: ERR,
-    415: ERR,
+    ...problems(409, 413, 415),
   },
 };
 
@@ -144,7 +142,7 @@ const DELETE_SCHEMA = {
   description:
     "Removes the version from the managed source for good (its number may be published again); the official API's DELETE marks it deleted instead.",
   params: ENTRY_PARAMS,
-  response: { 204: { type: "null", description: "Removed" }, ...ERRORS },
+  response: { 204: { type: "null", description: "Removed" }, ...ERRORS, ...problems(404, 409) },
 };
 
 const GET_CLAIMS_SCHEMA = {
@@ -158,6 +156,7 @@ const GET_CLAIMS_SCHEMA = {
       properties: { claims: { type: "object", additionalProperties: true } },
     },
     ...ERRORS,
+    ...problems(404, 409),
   },
 };
 
@@ -173,7 +172,11 @@ const PUT_CLAIMS_SCHEMA = {
     properties: { claims: CLAIMS },
     additionalProperties: false,
   },
-  response: { 204: { type: "null", description: "Changed" }, ...ERRORS, 413: ERR, 415: ERR },
+  response: {
+    204: { type: "null", description: "Changed" },
+    ...ERRORS,
+    ...problems(404, 409, 413, 415),
+  },
 };
 
 const SOURCE_ENTRIES_SCHEMA = {
@@ -181,7 +184,7 @@ const SOURCE_ENTRIES_SCHEMA = {
   summary: "List the entries of a source",
   description: "Each name once, with its claims and versions (deleted ones too).",
   params: NAME_PARAM,
-  response: { 200: SOURCE_ENTRIES, ...ERRORS },
+  response: { 200: SOURCE_ENTRIES, ...ERRORS, ...problems(404) },
 };
 
 const REGISTRY_ENTRIES_SCHEMA = {
@@ -190,7 +193,7 @@ const REGISTRY_ENTRIES_SCHEMA = {
   description:
     "Every version the registry serves, with the source it comes from and that source's position in the registry.",
   params: NAME_PARAM,
-  response: { 200: REGISTRY_ENTRIES, ...ERRORS },
+  response: { 200: REGISTRY_ENTRIES, ...ERRORS, ...problems(404) },
 };
 
 function visible(ctx: RouteContext, req: FastifyRequest, list: StoredEntry[]): StoredEntry[] {

@@ -1,6 +1,6 @@
 // Answers for requests no route takes: 405 with `Allow` (RFC 9110) when the path is known under
 // other methods, 404 otherwise. Registered before the routes, so it sees each one added.
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { problemOf, sendProblem } from "./problem.js";
 import { serverWide } from "./server-wide.js";
 
@@ -31,7 +31,7 @@ export const notFound: FastifyPluginAsync = serverWide(async (app) => {
     for (const r of routes) if (r.pattern.test(path)) for (const m of r.methods) out.add(m);
     return [...out].sort();
   };
-  app.setNotFoundHandler((req, reply) => {
+  const answer = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = req.url.split("?")[0] ?? "";
     const allow = allowedMethods(path);
     if (allow.length > 0) {
@@ -48,6 +48,16 @@ export const notFound: FastifyPluginAsync = serverWide(async (app) => {
       reply,
       problemOf("ERR_NOT_FOUND", `no route for ${req.method} ${path}`, path),
     );
+  };
+  // Answered before the body is read: a request no route takes gets its 404 or 405 whatever it
+  // sends (a QUERY without Content-Type, a body of any type or size), after authentication.
+  app.addHook("preParsing", (req, reply, payload, done) => {
+    if (req.is404) {
+      void answer(req, reply);
+      return;
+    }
+    done(null, payload);
   });
+  app.setNotFoundHandler((req, reply) => answer(req, reply));
   return Promise.resolve();
 });

@@ -6,7 +6,7 @@ import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
 import type { RegistryMetrics } from "./metrics.js";
 import { RETRY_AFTER_SECONDS } from "./problem.js";
-import { ERR } from "./schemas.js";
+import { problems } from "./schemas.js";
 
 export interface PublicOptions {
   store: Store;
@@ -20,12 +20,15 @@ const pub = { tags: ["public"] };
 
 const OK = { type: "object", properties: { status: { type: "string", const: "ok" } } };
 
-const HEALTH_SCHEMA = { ...pub, summary: "Liveness probe", response: { 200: OK } };
+// A public route answers only a URL it cannot take (a NUL, bad percent-encoding) with 400.
+const BAD_URL = problems(400);
+
+const HEALTH_SCHEMA = { ...pub, summary: "Liveness probe", response: { 200: OK, ...BAD_URL } };
 
 const OFFICIAL_HEALTH_SCHEMA = {
   ...pub,
   summary: "Liveness probe at the official registry's path",
-  response: { 200: OK },
+  response: { 200: OK, ...BAD_URL },
 };
 
 const READINESS_SCHEMA = {
@@ -36,6 +39,7 @@ const READINESS_SCHEMA = {
   response: {
     200: { type: "object", properties: { status: { type: "string", const: "ready" } } },
     503: { type: "object", properties: { status: { type: "string", const: "not ready" } } },
+    ...BAD_URL,
   },
 };
 
@@ -52,6 +56,7 @@ const VERSION_SCHEMA = {
         store: { type: "string" },
       },
     },
+    ...BAD_URL,
   },
 };
 
@@ -61,13 +66,13 @@ const METRICS_SCHEMA = {
   description:
     "In oauth mode a token is needed unless auth.publicPaths lists /metrics (401 without).",
   produces: ["text/plain"],
-  response: { 200: { type: "string" }, 401: ERR },
+  response: { 200: { type: "string" }, ...problems(400, 401, 502) },
 };
 
 const OPENAPI_SCHEMA = {
   ...pub,
   summary: "This API's OpenAPI 3.1 description",
-  response: { 200: { type: "object", additionalProperties: true } },
+  response: { 200: { type: "object", additionalProperties: true }, ...BAD_URL },
 };
 
 /**

@@ -14,7 +14,7 @@ import { readableRegistry, registryParam, type RegistryApiOptions } from "./cont
 import { REGISTRY_PARAM } from "./consumer.js";
 import { authorizeWrite, manageableVersions, managedSourceOf, publishInto } from "./managed.js";
 import { fail } from "./problem.js";
-import { ERR, ERRORS, ITEM, LIST } from "./schemas.js";
+import { ERRORS, ITEM, LIST, problems } from "./schemas.js";
 import { itemOf } from "./views.js";
 
 const PUBLISH_BODY = {
@@ -86,7 +86,7 @@ function schemas(opts: RegistryApiOptions) {
         "Answers 200 with the stored version, as the official registry does. Versions are immutable: publishing an existing version (also a deleted one) is refused with 409. The latest version is recomputed (semver order; pre-releases only when no release exists; never a deleted version). A document breaking the server.json rules is refused with 400 and a problem whose `errors` name each field.",
       params: { type: "object", properties: registryParams },
       body: PUBLISH_BODY,
-      response: { 200: ITEM, ...ERRORS, 409: ERR, 413: ERR, 415: ERR },
+      response: { 200: ITEM, ...ERRORS, ...problems(404, 409, 413, 415) },
     },
     deleteVersion: {
       ...common,
@@ -94,7 +94,7 @@ function schemas(opts: RegistryApiOptions) {
       description:
         "Sets the version's status to `deleted` and answers 200 with it, as the official registry does: it leaves the listings (see include_deleted) and is never latest, the latest version is recomputed, and its version number is not published again. PATCH its status to `active` to restore it.",
       params: versionParams,
-      response: { 200: ITEM, ...ERRORS, 409: ERR },
+      response: { 200: ITEM, ...ERRORS, ...problems(404, 409) },
     },
     versionStatus: {
       ...common,
@@ -103,7 +103,7 @@ function schemas(opts: RegistryApiOptions) {
         "`active`, `deprecated` (still served and installable; clients are told why in statusMessage) or `deleted` (hidden from listings, never latest). statusChangedAt records when.",
       params: versionParams,
       body: STATUS_BODY,
-      response: { 200: ITEM, ...ERRORS, 413: ERR, 415: ERR },
+      response: { 200: ITEM, ...ERRORS, ...problems(404, 409, 413, 415) },
     },
     serverStatus: {
       ...common,
@@ -111,7 +111,7 @@ function schemas(opts: RegistryApiOptions) {
       description: "As the one-version form, for all versions at once; answers with them all.",
       params: nameParams,
       body: STATUS_BODY,
-      response: { 200: LIST, ...ERRORS, 413: ERR, 415: ERR },
+      response: { 200: LIST, ...ERRORS, ...problems(404, 409, 413, 415) },
     },
   };
 }

@@ -1,8 +1,47 @@
 // OpenAPI schemas the route plugins share: problem answers, the official item and list shapes,
 // and the admin views of sources and registries.
-export const ERR = { $ref: "Problem#" } as const;
-export const ERRORS = { 400: ERR, 401: ERR, 403: ERR, 404: ERR } as const;
-export const NOT_MODIFIED = { description: "Not modified", type: "null" } as const;
+
+/** Statuses the server answers with a problem, and when. */
+const PROBLEM_WHEN = {
+  400: "The request breaks a rule: a malformed URL or body, or a value the checks refuse.",
+  401: "No valid access token (oauth mode); WWW-Authenticate says why.",
+  403: "The caller's roles or claims do not permit this.",
+  404: "What the path names does not exist, or is hidden from the caller.",
+  409: "The request conflicts with the server's current state.",
+  413: "The body exceeds the server's bodyLimit (or _meta its size limit).",
+  415: "The body is not application/json.",
+  502: "The identity provider could not be asked about the token (oauth mode).",
+  503: "The store is unavailable; retry after Retry-After.",
+} as const;
+
+export type ProblemStatus = keyof typeof PROBLEM_WHEN;
+
+/** A problem answer: always application/problem+json (RFC 9457, see problem.ts). */
+function problemResponse(description: string) {
+  return {
+    description,
+    content: { "application/problem+json": { schema: { $ref: "Problem#" } } },
+  } as const;
+}
+
+/** A problem answer for any status (a route's own reason in `description`). */
+export const ERR = problemResponse("A problem (RFC 9457).");
+
+/** The problem answers of these statuses, each with the reason it is sent. */
+export function problems(...statuses: ProblemStatus[]): Record<number, typeof ERR> {
+  return Object.fromEntries(statuses.map((s) => [s, problemResponse(PROBLEM_WHEN[s])]));
+}
+
+/**
+ * What any route behind authentication may answer besides its own statuses: a bad URL (400),
+ * the token (401, 502) and the roles (403) it is checked against, and a store gone away (503).
+ */
+export const ERRORS = problems(400, 401, 403, 502, 503);
+
+export const NOT_MODIFIED = {
+  description: "Not modified: the ETag of If-None-Match is the current one.",
+  type: "null",
+} as const;
 
 export const OFFICIAL_META_SCHEMA = {
   type: "object",
