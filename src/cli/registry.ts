@@ -4,7 +4,6 @@ import { didYouMean } from "../suggest.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { parseDuration } from "../duration.js";
 import { loadConfigFile, missingFiles } from "../registry/config/load.js";
-import { DEFAULT_OPTIONS, exitCode, formatReport, validatePaths } from "../validate/index.js";
 import { RegistryServer } from "../registry/server.js";
 
 const USAGE = `Usage: mcpfleet registry serve --config FILE [options]
@@ -109,6 +108,9 @@ export async function main(argv: string[]): Promise<number> {
  * each undefined source named), then what only the server can see: whether file sources exist.
  */
 async function check(path: string): Promise<number> {
+  // Loaded here: serving never validates resource files, so the server does not hold this code.
+  const { DEFAULT_OPTIONS, exitCode, formatReport, validatePaths } =
+    await import("../validate/index.js");
   const report = await validatePaths([path], {
     ...DEFAULT_OPTIONS,
     registryConfig: true,

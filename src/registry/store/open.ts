@@ -7,8 +7,7 @@ import { parseDuration } from "../../duration.js";
 import { resolvePassword } from "../config/secrets.js";
 import type { DatabaseConfig } from "../config/types.js";
 import type { Db } from "./db.js";
-import { PostgresDb, type PasswordSource } from "./postgres.js";
-import { rdsIamPassword, resolveRdsIamRegion } from "./rds-iam.js";
+import type { PasswordSource } from "./postgres.js";
 import { SqliteDb } from "./sqlite.js";
 import { Store } from "./store.js";
 
@@ -25,6 +24,19 @@ export async function openDb(
       dir === undefined ? undefined : isAbsolute(dir) ? dir : resolve(baseDir, dir),
     );
   }
+  return openPostgres(cfg, baseDir, env);
+}
+
+/**
+ * The PostgreSQL store. Its client (pg) and the AWS SDK that signs RDS IAM tokens are loaded
+ * here, when a configuration asks for them: an embedded store's server never holds them.
+ */
+async function openPostgres(
+  cfg: DatabaseConfig,
+  baseDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Db> {
+  const { PostgresDb } = await import("./postgres.js");
   const host = cfg.host ?? "postgres";
   const port = cfg.port ?? 5432;
   const database = cfg.database ?? "registry";
@@ -43,6 +55,7 @@ export async function openDb(
   }
   if (iam !== undefined) {
     checkRdsIamConfig(cfg);
+    const { rdsIamPassword, resolveRdsIamRegion } = await import("./rds-iam.js");
     const region = await resolveRdsIamRegion(iam.region, env);
     password = rdsIamPassword({ host, port, user, region });
     migrationPassword = rdsIamPassword({ host, port, user: migrationUser, region });
