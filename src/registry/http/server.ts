@@ -11,6 +11,7 @@ import { sourceRoutes } from "./admin-sources.js";
 import type { Authorizer } from "./auth.js";
 import { authentication } from "./authentication.js";
 import { bodyLimits } from "./body-limits.js";
+import { compileEachSchemaOnce, sharedSerializers } from "./compile-once.js";
 import { connections } from "./connections.js";
 import { errorHandler } from "./error-handler.js";
 import { notFound } from "./not-found.js";
@@ -67,6 +68,9 @@ function newFastify(opts: HttpOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // The routes of every mount share their compiled schemas (see compile-once.ts).
+    ajv: { onCreate: compileEachSchemaOnce },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
     // URLs the router cannot take apart (bad percent-encoding, an over-long parameter) get a
     // problem like every other client error, not Fastify's own body.
     frameworkErrors: (err, _req, reply) => {
