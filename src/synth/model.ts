@@ -49,6 +49,9 @@ export function groupName(ref: string | { name: string } | undefined): string | 
 /** Every resource of a synthesis run, indexed for reference resolution. */
 export class ResourceSet {
   private readonly byKey = new Map<string, Resource>();
+  /** Sorted lists by kind and namespace, built on first use: status and synthesis ask for the
+   * same lists once per resource, and scanning the whole set each time is quadratic. */
+  private readonly lists = new Map<string, readonly Resource[]>();
 
   constructor(resources: Iterable<Resource>) {
     for (const r of resources)
@@ -66,17 +69,31 @@ export class ResourceSet {
 
   /** Resources of a kind, sorted by namespace then name (the order output is written in). */
   list<K extends Kind>(kind: K, namespace?: string): Resource<K>[] {
-    const out: Resource<K>[] = [];
-    for (const r of this.byKey.values()) {
-      if (r.kind === kind && (namespace === undefined || r.metadata.namespace === namespace)) {
-        out.push(r as Resource<K>);
-      }
+    const k = namespace === undefined ? kind : `${kind}/${namespace}`;
+    let hit: readonly Resource[] | undefined = this.lists.get(k);
+    if (hit === undefined) {
+      hit =
+        namespace === undefined
+          ? this.scan(kind)
+          : this.scan(kind).filter((r) => r.metadata.namespace === namespace);
+      this.lists.set(k, hit);
     }
-    return out.sort(
+    return hit.slice() as Resource<K>[];
+  }
+
+  /** Every resource of a kind, sorted; kept for the lists by namespace. */
+  private scan(kind: Kind): readonly Resource[] {
+    const cached = this.lists.get(kind);
+    if (cached !== undefined) return cached;
+    const out: Resource[] = [];
+    for (const r of this.byKey.values()) if (r.kind === kind) out.push(r);
+    out.sort(
       (a, b) =>
         a.metadata.namespace.localeCompare(b.metadata.namespace) ||
         a.metadata.name.localeCompare(b.metadata.name),
     );
+    this.lists.set(kind, out);
+    return out;
   }
 
   namespaces(): string[] {
