@@ -71,13 +71,14 @@ export function statusText(report: StatusReport): string[] {
   ]);
   if (report.resources.length === 0) return [...summary, "", "No custom resources applied."];
   const rows = [
-    ["KIND", "NAMESPACE", "NAME", "READY", "PHASE", "MESSAGE"],
+    ["KIND", "NAMESPACE", "NAME", "READY", "PHASE", "STALLED", "MESSAGE"],
     ...report.resources.map((r) => [
       r.kind,
       r.namespace ?? "-",
       r.name,
       r.ready,
       r.phase ?? "-",
+      r.stalled ?? "-",
       r.message ?? r.reason ?? "",
     ]),
   ];

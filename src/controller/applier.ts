@@ -57,6 +57,12 @@ export interface Applier {
    * how many statuses were written.
    */
   refreshStatus?(): Promise<number>;
+  /**
+   * Says on what the target holds that a newer revision was not applied (invalid or refused), so
+   * it is seen where those objects are looked at (the cluster target: `Stalled=True` on the
+   * custom resources in place, with `reason` and `message`).
+   */
+  notApplied?(reason: string, message: string): Promise<void>;
   /** Where the controller's failures are recorded (the cluster target: Warning Events). */
   readonly warnings?: WarningSink;
   /**

@@ -10,6 +10,7 @@
 // 429, 5xx) back off with jitter.
 import { randomBytes } from "node:crypto";
 import { McpfleetError } from "../errors.js";
+import { isKind } from "../schema/kinds.js";
 import type { KubeObject, Resource } from "../synth/model.js";
 import type { Applier, ApplyOptions, ApplyResult, NotReady, ObjectChange } from "./applier.js";
 import { type BackoffOptions, withBackoff } from "./backoff.js";
@@ -146,6 +147,20 @@ export class ClusterApplier implements Applier {
       namespace: opts.namespace,
       fieldManager: opts.fieldManager,
     });
+  }
+
+  /**
+   * Marks the custom resources in place Stalled after a revision was not applied (invalid,
+   * refused): they still run the revision in place, not the one the watched ref names. Read
+   * from the inventory, so a process that applied nothing itself marks them too.
+   */
+  async notApplied(reason: string, message: string): Promise<void> {
+    const inventory = await this.retry(() => this.inventory.read());
+    const resources = [...(inventory?.entries.values() ?? [])]
+      .filter((e) => e.uid !== undefined && isKind(e.kind))
+      .map(entryRef);
+    this.fence();
+    await this.status.stalled(resources, reason, message);
   }
 
   async refreshStatus(): Promise<number> {

@@ -14,13 +14,14 @@ import { eachLimit } from "./each-limit.js";
 import { observeWorkloads, rolloutState, workloadName } from "./health.js";
 import { EVENT_MESSAGE_BYTES, clipBytes } from "./error-summary.js";
 import type { InventoryEntry } from "./inventory.js";
-import type { KubeClient, LiveObject } from "../infra/kube/client.js";
+import type { KubeClient, KubeObjectRef, LiveObject } from "../infra/kube/client.js";
 import {
   type Condition,
   type ConditionInput,
   conditionTime,
   conditionsOf,
   patchCondition,
+  setCondition,
   timed,
 } from "./conditions.js";
 
@@ -111,7 +112,14 @@ function condition(
   return { type, status, reason, message };
 }
 
-function statusRef(r: Resource) {
+/** What names a custom resource: a synthesized one, or an inventory entry's reference. */
+interface ResourceRef {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+}
+
+function statusRef(r: ResourceRef): KubeObjectRef {
   return {
     apiVersion: r.apiVersion,
     kind: r.kind,
@@ -230,16 +238,26 @@ export class ResourceStatusWriter {
     return pending;
   }
 
-  /** Marks resources Stalled (a failed apply), once per distinct message. */
-  async stalled(resources: readonly Resource[], reason: string, failure: string): Promise<void> {
+  /**
+   * Marks resources Stalled, once per distinct message: a failed apply, or a revision that was
+   * not applied (invalid, refused), which leaves them at the revision in place. Sent with
+   * server-side apply on the status subresource: the conditions are a list keyed by type, so
+   * Stalled and Reconciling are merged in and Ready and the others stay as they are, without
+   * reading each resource first.
+   */
+  async stalled(
+    resources: readonly ResourceRef[],
+    reason: string,
+    failure: string,
+  ): Promise<void> {
     // Every resource carries it: a long failure is cut, so statuses stay small.
     const message = clipBytes(failure, STALLED_MESSAGE_BYTES);
-    for (const r of resources) {
-      const key = resourceKey(r);
-      const hash = contentHash({ reason, message });
+    const hash = contentHash({ reason, message });
+    await eachLimit(resources, STATUS_WRITES_IN_FLIGHT, async (r) => {
+      const key = objectKey(r);
       const last = this.written.get(key);
-      if (last?.hash === hash) continue;
-      const conditions = timed(
+      if (last?.hash === hash) return;
+      const stalled = timed(
         [
           condition("Stalled", "True", reason, message),
           condition("Reconciling", "False", reason, message),
@@ -248,16 +266,16 @@ export class ResourceStatusWriter {
         conditionTime(),
       );
       try {
-        await this.client.mergePatch(
-          statusRef(r),
-          { status: { conditions } },
+        await this.client.apply(
+          { ...statusRef(r), status: { conditions: stalled } },
           { subresource: "status", fieldManager: this.fieldManager },
         );
       } catch {
-        continue; // not there yet, or not served: the Event and the controller status say it
+        return; // not there yet, or not served: the Event and the controller status say it
       }
+      const conditions = stalled.reduce(setCondition, last?.conditions ?? []);
       this.written.set(key, { hash, conditions });
-    }
+    });
   }
 }
 

@@ -145,6 +145,10 @@ export class ImagePolicyApplier implements Applier {
     return this.inner.warnings;
   }
 
+  async notApplied(reason: string, message: string): Promise<void> {
+    await this.inner.notApplied?.(reason, message);
+  }
+
   async apply(
     plan: RevisionPlan,
     revision: Revision,

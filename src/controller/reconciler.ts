@@ -112,6 +112,19 @@ export class Reconciler {
     }
   }
 
+  /** The resources in place marked as not at `revision`, unless this is a dry run; never fails. */
+  private async markNotApplied(revision: Revision, reason: string, message: string): Promise<void> {
+    if (this.opts.applier.notApplied === undefined || this.opts.dryRun === true) return;
+    try {
+      await this.opts.applier.notApplied(reason, message);
+    } catch (err) {
+      this.log.warn(
+        { revision: revision.commit, reason },
+        `cannot mark the resources in place: ${(err as Error).message}`,
+      );
+    }
+  }
+
   private succeeded(): void {
     this.opts.applier.warnings?.clearWarnings();
   }
@@ -334,6 +347,7 @@ export class Reconciler {
     );
     for (const e of errors) this.log.error({ revision: revision.commit }, e);
     await this.warn(`ValidationFailed:${revision.commit}`, "ValidationFailed", message.event);
+    await this.markNotApplied(revision, "ValidationFailed", message.status);
   }
 
   /** Like an invalid revision: not retried until the ref moves, nothing of it written. */
@@ -355,6 +369,7 @@ export class Reconciler {
     const refused = new AdmissionRefusedError(refusals);
     const event = `revision ${revision.commit.slice(0, 12)}: ${refused.message}`;
     await this.warn(`apply:${revision.commit}:${event}`, refused.code, event);
+    await this.markNotApplied(revision, refused.code, message.status);
   }
 
   private recordDryRun(outcome: Extract<SyncOutcome, { kind: "dry-run" }>): void {

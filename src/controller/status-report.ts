@@ -27,6 +27,8 @@ export interface ResourceReadiness {
   reason?: string;
   message?: string;
   phase?: string;
+  /** The reason of a `Stalled=True` condition: the controller cannot bring it to the revision. */
+  stalled?: string;
 }
 
 export interface StatusReport {
@@ -63,7 +65,11 @@ export function readinessOf(
     return { ...id, ready: "False", reason: "NotFound", message: "not in the cluster" };
   }
   const status = (live as { status?: { phase?: string; conditions?: LiveCondition[] } }).status;
-  const phase = status?.phase !== undefined ? { phase: status.phase } : {};
+  const stalled = status?.conditions?.find((c) => c.type === "Stalled" && c.status === "True");
+  const phase = {
+    ...(status?.phase !== undefined ? { phase: status.phase } : {}),
+    ...(stalled?.reason !== undefined ? { stalled: stalled.reason } : {}),
+  };
   const condition = status?.conditions?.find((c) => c.type === "Ready");
   if (condition === undefined) {
     return { ...id, ...phase, ready: "Unknown", reason: "NoStatus", message: "no Ready condition" };

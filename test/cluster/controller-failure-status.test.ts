@@ -5,6 +5,7 @@
 // by a controller process that did not apply it itself.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LiveObject } from "../../src/infra/kube/client.js";
+import type { LiveCondition } from "../../src/controller/conditions.js";
 import { OperationRequests } from "../../src/controller/operation-requests.js";
 import { inventoryRef, recordedStatusOf, STATUS_KEY } from "../../src/controller/operations.js";
 import { silentLogger } from "../../src/controller/logger.js";
@@ -16,7 +17,7 @@ import { commitFiles, makeRepo } from "../support/git-server.js";
 import { runCli } from "../cli/helpers.js";
 import { tmp } from "../controller/helpers.js";
 import { controllerOnce, harness, testNamespace } from "./controller-harness.js";
-import { client, installCrds } from "./helpers.js";
+import { client, installCrds, kubectl } from "./helpers.js";
 
 beforeAll(async () => {
   if (noCluster()) return;
@@ -59,6 +60,12 @@ function once(repo: string, ns: string): Promise<{ code: number; lines: string[]
 }
 
 const bytes = (o: unknown) => Buffer.byteLength(JSON.stringify(o));
+
+/** A live object's condition of `type`. */
+function conditionOf(o: LiveObject | undefined, type: string) {
+  const status = o?.status as { conditions?: LiveCondition[] } | undefined;
+  return status?.conditions?.find((c) => c.type === type);
+}
 
 describe.skipIf(noCluster())("a revision with 10,000 errors", () => {
   it("is recorded as attempted and failed, summarized in bounds, the revision before named in place", async () => {
@@ -129,11 +136,43 @@ describe.skipIf(noCluster())("a revision with 10,000 errors", () => {
     expect(out.find((l) => l.startsWith("last error "))).toMatch(
       /^last error {2}validate ERR_INVALID_RESOURCES \(revision [0-9a-f]{12}, .+\): revision .* 10,000 errors: .*and 9,980 more: 7,980 schema, 2,000 reference$/,
     );
-    // The resource in place is the one applied before, its status untouched.
+    // The resource in place is the one applied before, as ready as it was, and Stalled: it says
+    // which revision was not applied and which stays in place.
     const inPlace = await time();
     expect(inPlace?.metadata.generation).toBe(applied?.metadata.generation);
-    expect(inPlace?.status).toEqual(applied?.status);
-    expect(report.resources.map((r) => r.name)).toEqual(["time"]);
+    expect(conditionOf(inPlace, "Ready")).toEqual(conditionOf(applied, "Ready"));
+    expect((inPlace?.status as { phase?: string }).phase).toBe(
+      (applied?.status as { phase?: string }).phase,
+    );
+    expect(conditionOf(applied, "Stalled")).toMatchObject({ status: "False" });
+    const stalled = conditionOf(inPlace, "Stalled");
+    expect(stalled).toMatchObject({ status: "True", reason: "ValidationFailed" });
+    expect(message.startsWith(stalled?.message ?? "-")).toBe(true);
+    expect(stalled?.message).toMatch(new RegExp(`^revision ${broken.slice(0, 12)} is invalid`));
+    expect(conditionOf(inPlace, "Reconciling")).toMatchObject({
+      status: "False",
+      reason: "ValidationFailed",
+    });
+    expect(bytes(inPlace?.status)).toBeLessThan(16 * 1024);
+    expect(report.resources).toMatchObject([{ name: "time", stalled: "ValidationFailed" }]);
+    expect(out.find((l) => l.startsWith("MCPServer "))?.split(/ {2,}/)[5]).toBe("ValidationFailed");
+
+    // What `kubectl get` shows: the resource's Ready as before, its Stalled reason, the Event.
+    const got = kubectl([
+      "get",
+      "mcpservers",
+      "-n",
+      ns,
+      "-o",
+      `custom-columns=NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status,STALLED:.status.conditions[?(@.type=="Stalled")].reason`,
+      "--no-headers",
+    ]);
+    expect(got.status, got.stderr).toBe(0);
+    expect(got.stdout.trim().split(/\s+/)).toEqual([
+      "time",
+      conditionOf(applied, "Ready")!.status,
+      "ValidationFailed",
+    ]);
 
     // One Warning Event, under 1 KiB, with the first lines and the counts.
     const events = (await c.list("v1", "Event", { namespace: ns })).filter(
@@ -148,6 +187,26 @@ describe.skipIf(noCluster())("a revision with 10,000 errors", () => {
       ),
     );
     expect(event).toMatch(/; and 9,99\d more: [\d,]+ schema, 2,000 reference$/);
+    const listed = kubectl([
+      "get",
+      "events",
+      "-n",
+      ns,
+      "--field-selector",
+      "reason=ValidationFailed",
+      "-o",
+      "jsonpath={.items[*].message}",
+    ]);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toBe(event);
+
+    // The next good revision is applied and the resource is no longer Stalled.
+    commitFiles(repo, { "fleet/broken.yaml": "# fixed\n" }, "fixed");
+    expect((await once(repo, ns)).code).toBe(0);
+    expect(conditionOf(await time(), "Stalled")).toMatchObject({
+      status: "False",
+      reason: "ReconciliationSucceeded",
+    });
     c.close();
   }, 180_000);
 

@@ -282,7 +282,7 @@ describe.skipIf(noCluster())("a running controller", () => {
     );
     expect(out).toContain(`reconcile   requested ${report.reconcileRequestedAt}, handled`);
     const header = out.findIndex((l) => l.startsWith("KIND"));
-    expect(out[header]).toMatch(/^KIND +NAMESPACE +NAME +READY +PHASE +MESSAGE$/);
+    expect(out[header]).toMatch(/^KIND +NAMESPACE +NAME +READY +PHASE +STALLED +MESSAGE$/);
     for (const [i, o] of live.entries()) {
       const cells = out[header + 1 + i]!.split(/ {2,}/);
       expect(cells.slice(0, 5)).toEqual([

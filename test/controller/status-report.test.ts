@@ -98,8 +98,8 @@ describe("statusText", () => {
       "reconcile   requested 2026-01-02T03:06:00.000Z, pending: suspended",
       "objects     3",
       "",
-      "KIND       NAMESPACE  NAME   READY  PHASE  MESSAGE",
-      "MCPServer  team-a     fetch  False  -      not in the cluster",
+      "KIND       NAMESPACE  NAME   READY  PHASE  STALLED  MESSAGE",
+      "MCPServer  team-a     fetch  False  -      -        not in the cluster",
     ]);
   });
 
