@@ -275,10 +275,30 @@ describe.skipIf(noCluster())(
       proxy.resetRequests();
       const invalid = await h.reconciler.sync();
       expect(invalid.kind).toBe("invalid");
-      // The only write is the Warning Event that reports it.
-      expect(proxy.requests.filter((r) => r.method !== "GET").map((r) => r.path)).toEqual([
+      // Nothing of the revision is written: only the Warning Event that reports it, and the
+      // Stalled condition on each custom resource in place (one status write each).
+      const writes = proxy.requests.filter((r) => r.method !== "GET").map((r) => r.path);
+      expect(writes.filter((p) => !p.endsWith("/status"))).toEqual([
         `/api/v1/namespaces/${h.ns}/events`,
       ]);
+      const inPlace = [...((await h.applier.inventory.read())?.entries.values() ?? [])].filter(
+        (e) => e.uid !== undefined,
+      );
+      const statusWrites = writes.filter((p) => p.endsWith("/status"));
+      expect(statusWrites.map((p) => p.split("/").at(-2)).sort()).toEqual(
+        inPlace.map((e) => e.name).sort(),
+      );
+      expect(await h.get("MCPServer", "fetch")).toMatchObject({
+        status: {
+          conditions: expect.arrayContaining([
+            expect.objectContaining({
+              type: "Stalled",
+              status: "True",
+              reason: "ValidationFailed",
+            }),
+          ]),
+        },
+      });
       expect(await h.get("Deployment", "fetch")).toBeDefined();
       expect(h.status.lastError?.message).toMatch(/fleet\/broken\.yaml:\d+:\d+/);
       const events = await h.list("Event");
