@@ -13,4 +13,9 @@ if (older >= 0 && found[older] < FLOOR[older]) {
   );
   process.exit(1);
 }
+// Node's compile cache, on before the first module of ours loads (the CLI's main turns it on
+// too, for the single executable, but by then the modules main imports were compiled without
+// it). NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_COMPILE_CACHE=DIR moves it.
+const { default: nodeModule } = await import("node:module");
+nodeModule.enableCompileCache?.();
 await import("../build/src/cli/main.js");

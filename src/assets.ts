@@ -77,10 +77,15 @@ export function installedFiles(dir: string, ext: string): InstalledFile[] {
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** generated/validators.cjs, loaded (throws when it was never generated). */
-export function installedValidators(): unknown {
+/**
+ * generated/validators.cjs, loaded (throws when it was never generated). From the package
+ * directory, `load` takes the file's path (the default: require).
+ */
+export function installedValidators(
+  load: (path: string) => unknown = (path) => createRequire(path)(path),
+): unknown {
   if (bundled !== undefined) return bundled.validators();
-  return createRequire(join(projectRoot(), "package.json"))("./generated/validators.cjs");
+  return load(join(projectRoot(), "generated", "validators.cjs"));
 }
 
 /** A package's directory tree, as far as existence and listing go (`.` is its root). */

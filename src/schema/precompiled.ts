@@ -5,6 +5,7 @@
 // schema sources, and the schema set must have been read from the snapshot of the same digest.
 import type { FuncKeywordDefinition, ValidateFunction } from "ajv/dist/2020.js";
 import { installedValidators } from "../assets.js";
+import { requireWithCodeCache } from "./code-cache.js";
 import { KINDS, REGISTRY_CONFIG_SCHEMA_ID, VMCP_CONFIG_SCHEMA_ID, kindSchemaId } from "./kinds.js";
 import type { StructuralBounds } from "./cel.js";
 import { type SchemaFile, snapshotDigest } from "./load.js";
@@ -52,7 +53,8 @@ export function loadPrecompiled(
   if (digest === undefined) return undefined;
   let module: PrecompiledModule;
   try {
-    module = installedValidators() as PrecompiledModule;
+    // With a code cache made after an earlier run: see code-cache.ts.
+    module = installedValidators(requireWithCodeCache) as PrecompiledModule;
   } catch {
     return undefined; // not generated: every validator is compiled on first use
   }
