@@ -71,12 +71,15 @@ export class EnforceServersLevel {
   /** An MCPServer or MCPRegistry of ours, read in this thread. */
   noteOwn(kind: string, unit: IssueTarget, value: Record<string, unknown>): void {
     const { namespace, name } = unit.result;
+    // The positions are located from these two, not from `unit`: a closure over the unit would
+    // keep its parsed value, every MCPServer's whole document, until the run ends.
+    const { doc, prefix } = unit;
     const spec = isObject(value.spec) ? value.spec : {};
     if (kind === "MCPServer" && typeof spec.image === "string" && spec.image !== "") {
       const metadata = isObject(value.metadata) ? value.metadata : {};
       this.servers.push({
         result: unit.result,
-        at: () => unit.doc.locate(`${unit.prefix}/spec/image`),
+        at: () => doc.locate(`${prefix}/spec/image`),
         namespace,
         image: spec.image,
         labels: stringMap(metadata.labels),
@@ -86,7 +89,7 @@ export class EnforceServersLevel {
       const enforce = spec.enforceServers === true;
       this.registries.push({
         result: unit.result,
-        at: () => unit.doc.locate(`${unit.prefix}/spec/enforceServers`),
+        at: () => doc.locate(`${prefix}/spec/enforceServers`),
         namespace,
         name,
         enforce,
