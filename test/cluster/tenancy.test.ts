@@ -7,6 +7,7 @@ import { rmSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { impersonating } from "../../src/controller/impersonation.js";
 import type { KubeClient } from "../../src/infra/kube/client.js";
+import type { LiveCondition } from "../../src/controller/conditions.js";
 import { namespaceCheck } from "../../src/controller/tenancy.js";
 import { parseControllerArgs, runController } from "../../src/cli/controller.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
@@ -98,6 +99,21 @@ describe.skipIf(noCluster())("namespaces a revision may write to", () => {
     expect(applied.code).toBe(0);
     expect(await mcpServer("takeover", own)).toBeDefined();
     expect(await mcpServer("fine", tenant)).toBeDefined();
+
+    // A later refused revision leaves them in place, and says so on them.
+    commitFiles(
+      repo,
+      { "fleet/system.yaml": server("sneaky", "kube-system") },
+      "kube-system again",
+    );
+    expect((await once(repo, allow)).code).toBe(1);
+    for (const live of [await mcpServer("takeover", own), await mcpServer("fine", tenant)]) {
+      const conditions = (live?.status as { conditions?: LiveCondition[] }).conditions ?? [];
+      const stalled = conditions.find((c) => c.type === "Stalled");
+      expect(stalled).toMatchObject({ status: "True", reason: "ERR_REFUSED" });
+      expect(stalled?.message).toMatch(/^revision [0-9a-f]{12} was refused and was not applied; /);
+      expect(conditions.find((c) => c.type === "Ready")).toBeDefined();
+    }
   }, 90_000);
 
   it("--target-namespace confines every resource to one namespace", async () => {
