@@ -1,10 +1,9 @@
 // `mcpfleet registry serve --config FILE [--address HOST] [--port N]`: runs the registry
 // server until SIGTERM or SIGINT, then shuts down gracefully.
+import { setFlagsFromString } from "node:v8";
 import { didYouMean } from "../suggest.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { parseDuration } from "../duration.js";
-import { loadConfigFile, missingFiles } from "../registry/config/load.js";
-import { RegistryServer } from "../registry/server.js";
 
 const USAGE = `Usage: mcpfleet registry serve --config FILE [options]
        mcpfleet registry publish FILE | status NAME[@VERSION] --set STATUS | list [options]
@@ -81,6 +80,10 @@ export async function main(argv: string[]): Promise<number> {
   const requestTimeoutMs = duration("request-timeout");
   const firstSyncDeadlineMs = duration("first-sync-deadline");
   if (values.check === true) return check(values.config);
+  keepYoungGenerationSmall();
+  // Loaded once that is set, so that loading them does not grow it either.
+  const { loadConfigFile } = await import("../registry/config/load.js");
+  const { RegistryServer } = await import("../registry/server.js");
   const loaded = loadConfigFile(values.config);
   const server = await RegistryServer.start(loaded, {
     ...(values.address !== undefined ? { address: values.address } : {}),
@@ -104,6 +107,17 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /**
+ * V8 grows its young generation to 32 MB under a burst of allocation (a sync, a load peak) and
+ * keeps it. The registry's requests allocate little, so it stays at its initial size: less
+ * memory at rest and at peak for a few more scavenges (docs/registry.md, "Footprint"). A
+ * --max-semi-space-size or similar flag given to Node is left to decide.
+ */
+function keepYoungGenerationSmall(): void {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
+  if (!given.includes("semi-space")) setFlagsFromString("--semi-space-growth-factor=1");
+}
+
+/**
  * `--check`: the diagnostics of `mcpfleet validate --registry-config` on the file (positions,
  * each undefined source named), then what only the server can see: whether file sources exist.
  */
@@ -120,6 +134,7 @@ async function check(path: string): Promise<number> {
   if (text !== "") process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   const code = exitCode(report);
   if (code !== 0) return code;
+  const { loadConfigFile, missingFiles } = await import("../registry/config/load.js");
   const missing = missingFiles(loadConfigFile(path), path);
   for (const m of missing) console.log(m);
   if (missing.length > 0) return 1;

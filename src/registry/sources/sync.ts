@@ -20,7 +20,6 @@ import {
   resolvePath,
   type SyncLimits,
 } from "./fetch.js";
-import { fetchGitFile } from "./git.js";
 
 /** Entries a file, url or git sync stages at once (what is alive beside the text). */
 const BATCH_SIZE = 100;
@@ -101,6 +100,8 @@ async function fetchBytes(cfg: SourceConfig, ctx: SyncContext): Promise<Buffer> 
             maxTransferBytes: ctx.limits?.maxTotalBytes ?? DEFAULT_SYNC_LIMITS.maxTotalBytes,
           }
         : {};
+    // Loaded by the first git source: a server without one never holds the git client.
+    const { fetchGitFile } = await import("./git.js");
     // The sync's deadline and cancellation reach the git process: a hung server ends the sync.
     const fetched = await fetchGitFile(cfg.git, {
       source: cfg.name,

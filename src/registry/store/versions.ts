@@ -1,12 +1,15 @@
 // Which version of a name is the latest: semver order, stable releases before pre-releases,
 // deleted versions never.
-import semver from "semver";
+// The three functions alone: the package's index loads some fifty modules at start.
+import compare from "semver/functions/compare.js";
+import prerelease from "semver/functions/prerelease.js";
+import valid from "semver/functions/valid.js";
 
 /** Compares versions: semver when both are valid, else plain text order. */
 export function compareVersions(a: string, b: string): number {
-  const va = semver.valid(a);
-  const vb = semver.valid(b);
-  if (va !== null && vb !== null) return semver.compare(va, vb);
+  const va = valid(a);
+  const vb = valid(b);
+  if (va !== null && vb !== null) return compare(va, vb);
   if (va !== null) return 1;
   if (vb !== null) return -1;
   return a < b ? -1 : a > b ? 1 : 0;
@@ -14,7 +17,7 @@ export function compareVersions(a: string, b: string): number {
 
 /** The latest of some versions: the highest semver, pre-releases only when nothing else. */
 export function latestVersion(versions: string[]): string | undefined {
-  const stable = versions.filter((v) => semver.valid(v) !== null && semver.prerelease(v) === null);
+  const stable = versions.filter((v) => valid(v) !== null && prerelease(v) === null);
   const pool = stable.length > 0 ? stable : versions;
   let best: string | undefined;
   for (const v of pool) if (best === undefined || compareVersions(v, best) > 0) best = v;
