@@ -5,9 +5,12 @@ import { fail } from "./problem.js";
 
 export function validateAdminBody(
   def: "Source" | "Registry",
-  raw: Record<string, unknown>,
+  raw: Record<string, unknown> | null | undefined,
   name: string,
 ): Record<string, unknown> {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    fail("ERR_INVALID_RESOURCE", `the body must be a ${def.toLowerCase()} (a JSON object)`);
+  }
   if (raw.name !== undefined && raw.name !== name) {
     fail(
       "ERR_INVALID_RESOURCE",

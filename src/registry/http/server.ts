@@ -17,6 +17,7 @@ import { errorHandler } from "./error-handler.js";
 import { notFound } from "./not-found.js";
 import { openApi } from "./openapi.js";
 import { requestMetrics } from "./request-metrics.js";
+import { requestValidators } from "./validation.js";
 import { consumerRoutes } from "./consumer.js";
 import { entryRoutes } from "./entries.js";
 import type { RouteContext } from "./context.js";
@@ -55,8 +56,11 @@ export interface HttpOptions {
   defaultRegistry?: string;
 }
 
-/** Longest path parameter (a server name is at most 200 characters, a version 255). */
-const MAX_PARAM_LENGTH = 500;
+/**
+ * Longest path parameter as sent: 255 characters (a version's most; the routes' schemas refuse
+ * longer ones) percent-encoded as UTF-8, up to 12 bytes each.
+ */
+const MAX_PARAM_LENGTH = 255 * 12;
 
 function newFastify(opts: HttpOptions): FastifyInstance {
   const logger: FastifyBaseLogger = opts.log;
@@ -70,7 +74,12 @@ function newFastify(opts: HttpOptions): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // The routes of every mount share their compiled schemas (see compile-once.ts).
     ajv: { onCreate: compileEachSchemaOnce },
-    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
+    schemaController: {
+      compilersFactory: {
+        buildSerializer: sharedSerializers(),
+        buildValidator: requestValidators(),
+      },
+    },
     // URLs the router cannot take apart (bad percent-encoding, an over-long parameter) get a
     // problem like every other client error, not Fastify's own body.
     frameworkErrors: (err, _req, reply) => {
