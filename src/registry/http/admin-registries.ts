@@ -12,7 +12,8 @@ import {
   type RouteContext,
 } from "./context.js";
 import { fail } from "./problem.js";
-import { ERRORS, listOf, NAME_PARAM, problems, REGISTRY_VIEW } from "./schemas.js";
+import { adminBody } from "./admin-schema.js";
+import { ERRORS, listOf, NAME_PARAM, NEW_NAME_PARAM, problems, REGISTRY_VIEW } from "./schemas.js";
 
 function registryView(r: RegistryRecord): Record<string, unknown> {
   // creationType: ToolHive's name for the origin (its swagger's RegistryInfo).
@@ -50,8 +51,8 @@ const PUT_SCHEMA = {
   summary: "Create or replace a registry",
   description:
     "The body is a registry as in the configuration file: `sources` (ordered names of existing sources) and optional `claims`. Registries from the configuration file cannot be changed (403).",
-  params: NAME_PARAM,
-  body: { type: "object", additionalProperties: true },
+  params: NEW_NAME_PARAM,
+  body: adminBody("Registry", "A registry as in the configuration file."),
   response: {
     200: REGISTRY_VIEW,
     201: REGISTRY_VIEW,
@@ -146,7 +147,8 @@ export const registryRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, do
   );
   app.put<Named & { Body: Record<string, unknown> }>(
     "/v1/registries/:name",
-    { schema: PUT_SCHEMA },
+    // The handler checks the body against the config schema, naming every offending field.
+    { attachValidation: true, schema: PUT_SCHEMA },
     (req, reply) => putRegistry(ctx, req, reply),
   );
   app.delete<Named>("/v1/registries/:name", { schema: DELETE_SCHEMA }, (req, reply) =>

@@ -16,7 +16,8 @@ import {
 } from "./context.js";
 import { fail } from "./problem.js";
 import { WAIT } from "./query-params.js";
-import { ERRORS, listOf, NAME_PARAM, problems, SOURCE_VIEW } from "./schemas.js";
+import { adminBody } from "./admin-schema.js";
+import { ERRORS, listOf, NAME_PARAM, NEW_NAME_PARAM, problems, SOURCE_VIEW } from "./schemas.js";
 
 /** A duration as Go writes one (`1h0m0s`, `30m0s`, `1.5s`, `250ms`), as ToolHive shows it. */
 export function goDurationString(ms: number): string {
@@ -114,8 +115,8 @@ const PUT_SCHEMA = {
   summary: "Create or replace a source",
   description:
     "The body is a source as in the configuration file (name optional; when given it must match the path). Sources from the configuration file cannot be changed (403). At most one source is managed (409).",
-  params: NAME_PARAM,
-  body: { type: "object", additionalProperties: true },
+  params: NEW_NAME_PARAM,
+  body: adminBody("Source", "A source as in the configuration file."),
   response: {
     200: SOURCE_VIEW,
     201: SOURCE_VIEW,
@@ -259,8 +260,11 @@ async function syncSource(
 export const sourceRoutes: FastifyPluginCallback<RouteContext> = (app, ctx, done) => {
   app.get("/v1/sources", { schema: LIST_SCHEMA }, (req) => listSources(ctx, req));
   app.get<Named>("/v1/sources/:name", { schema: GET_SCHEMA }, (req) => getSource(ctx, req));
-  app.put<PutRoute>("/v1/sources/:name", { schema: PUT_SCHEMA }, (req, reply) =>
-    putSource(ctx, req, reply),
+  // The handler checks the body against the config schema, naming every offending field.
+  app.put<PutRoute>(
+    "/v1/sources/:name",
+    { attachValidation: true, schema: PUT_SCHEMA },
+    (req, reply) => putSource(ctx, req, reply),
   );
   app.delete<Named>("/v1/sources/:name", { schema: DELETE_SCHEMA }, (req, reply) =>
     deleteSource(ctx, req, reply),

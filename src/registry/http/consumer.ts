@@ -5,13 +5,18 @@ import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastif
 import { compareVersions, type StoredEntry } from "../store/store.js";
 import { readableRegistry, registryParam, type RegistryApiOptions } from "./context.js";
 import { fail } from "./problem.js";
-import { INCLUDE_DELETED, LIMIT, SEARCH, UPDATED_SINCE, VERSION_FILTER } from "./query-params.js";
-import { ERRORS, ITEM, LIST, NOT_MODIFIED, problems } from "./schemas.js";
+import {
+  CURSOR,
+  INCLUDE_DELETED,
+  LIMIT,
+  SEARCH,
+  UPDATED_SINCE,
+  VERSION_FILTER,
+} from "./query-params.js";
+import { ERRORS, ITEM, LIST, NOT_MODIFIED, pathText, problems } from "./schemas.js";
 import { decodeCursor, encodeCursor, etagOf, itemOf } from "./views.js";
 
-export const REGISTRY_PARAM = {
-  registry: { type: "string", description: "Registry name." },
-};
+export const REGISTRY_PARAM = { registry: pathText("Registry name.") };
 
 interface ListRoute {
   Querystring: {
@@ -241,10 +246,7 @@ function schemas(opts: RegistryApiOptions) {
     querystring: {
       type: "object",
       properties: {
-        cursor: {
-          type: "string",
-          description: "Opaque; metadata.nextCursor of the previous page.",
-        },
+        cursor: CURSOR,
         limit: LIMIT,
         search: SEARCH,
         updated_since: UPDATED_SINCE,
@@ -261,7 +263,7 @@ function schemas(opts: RegistryApiOptions) {
       type: "object",
       properties: {
         ...registryParams,
-        name: { type: "string", description: "Server name, URL-encoded (io.github.x%2Fy)." },
+        name: pathText("Server name, URL-encoded (io.github.x%2Fy)."),
       },
     },
     querystring: { type: "object", properties: { include_deleted: INCLUDE_DELETED } },
@@ -274,8 +276,8 @@ function schemas(opts: RegistryApiOptions) {
       type: "object",
       properties: {
         ...registryParams,
-        name: { type: "string", description: "Server name, URL-encoded." },
-        version: { type: "string", description: "A version, or `latest`." },
+        name: pathText("Server name, URL-encoded."),
+        version: pathText("A version, or `latest`."),
       },
     },
     response: { 200: ITEM, 304: NOT_MODIFIED, ...ERRORS, ...problems(404) },

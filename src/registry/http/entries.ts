@@ -9,22 +9,20 @@ import type { StoredEntry } from "../store/store.js";
 import { loadAuthorized, REGISTRY, SOURCE, type RouteContext } from "./context.js";
 import { authorizeWrite, manageableVersions, publishInto, serverManagedSource } from "./managed.js";
 import { fail } from "./problem.js";
-import { ERRORS, NAME_PARAM, listOf, problems } from "./schemas.js";
-
-// Values are checked by the handler: the request schema's type coercion would turn a list of
-// one string into the string.
-const CLAIMS = {
-  type: "object",
-  description: "Claims: a map of key to a string or a list of strings.",
-  additionalProperties: true,
-} as const;
+import { CLAIMS, ERRORS, NAME_PARAM, listOf, pathText, problems } from "./schemas.js";
+import { ENTRY_PUBLISH_BODY } from "./server-json-schema.js";
 
 const ENTRY_PARAMS = {
   type: "object",
   properties: {
-    type: { type: "string", enum: ["server", "skill", "plugin"], description: "Entry type." },
-    name: { type: "string", description: "Entry name, URL-encoded." },
-    version: { type: "string" },
+    type: {
+      type: "string",
+      enum: ["server"],
+      description:
+        "Entry type: only `server` entries are kept here (ToolHive's `skill` and `plugin` are refused, 400).",
+    },
+    name: pathText("Entry name, URL-encoded."),
+    version: pathText("One version."),
   },
 } as const;
 
@@ -121,14 +119,7 @@ const PUBLISH_SCHEMA = {
   summary: "Publish a server version into the managed source",
   description:
     "ToolHive's form of publish: `server` is a server.json (the same rules as the official publish), `claims` the entry's claims. Answers 201 with the server.json as stored (ToolHive's answer). A publisher whose claims do not cover the managed source's claims is refused (403).",
-  body: {
-    type: "object",
-    properties: {
-      server: { type: "object", additionalProperties: true },
-      claims: CLAIMS,
-    },
-    additionalProperties: true,
-  },
+  body: ENTRY_PUBLISH_BODY,
   response: {
     201: { type: "object", additionalProperties: true, description: "The server.json." },
     ...ERRORS,

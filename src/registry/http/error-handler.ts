@@ -11,7 +11,7 @@ import {
   RETRY_AFTER_SECONDS,
   sendProblem,
 } from "./problem.js";
-import { queryRefusal } from "./query-params.js";
+import { parameterRefusal } from "./query-params.js";
 import { serverWide } from "./server-wide.js";
 
 export interface ErrorHandlerOptions {
@@ -120,9 +120,14 @@ export const errorHandler = serverWide<ErrorHandlerOptions>(async (app, opts) =>
     if (isMcpfleetError(err)) return sendOwnError(err, req, reply, instance);
     const code = fastifyErrorCode(err);
     if (code === "ERR_INTERNAL") return sendServerFailure(err, opts.store, req, reply, instance);
-    // A refused query parameter answers in its own words, like the checks the routes make.
-    const refusal = queryRefusal(err, req.query);
-    if (refusal !== undefined) return sendProblem(reply, problemOf(code, refusal, instance));
+    // A refused parameter answers in its own words, like the checks the routes make.
+    const refusal = parameterRefusal(
+      err,
+      err.validationContext === "params" ? req.params : req.query,
+    );
+    if (refusal !== undefined) {
+      return sendProblem(reply, problemOf(refusal.code ?? code, refusal.detail, instance));
+    }
     const detail = clientErrorDetail(err, code, opts.bodyLimit);
     return sendProblem(reply, problemOf(code, detail, instance, fieldErrorsOf(err)));
   });

@@ -4,10 +4,12 @@ import swagger from "@fastify/swagger";
 import type { FastifyPluginAsync } from "fastify";
 import { projectVersion } from "../../project.js";
 import { PROBLEM_SCHEMA } from "./problem.js";
+import { adminBodySchemas } from "./admin-schema.js";
+import { serverJsonSchemas } from "./server-json-schema.js";
 import { serverWide } from "./server-wide.js";
 
 const DESCRIPTION =
-  "Catalog of MCP server versions. The consumer API follows the official MCP registry v0.1 API (with the lifecycle status operations of its later draft) and is served under /{registry}/v0.1 and /registry/{registry}/v0.1, and at /v0.1 for the configured default registry. Every error is application/problem+json with a stable `code`.";
+  "Catalog of MCP server versions. The consumer API follows the official MCP registry v0.1 API (with the lifecycle status operations of its later draft) and is served under /{registry}/v0.1 and /registry/{registry}/v0.1, and at /v0.1 for the configured default registry. Every error is application/problem+json with a stable `code`; each operation lists the statuses it answers. No string of a request may contain U+0000 (400).";
 
 const TAGS = [
   { name: "consumer", description: "Reading a registry" },
@@ -22,6 +24,7 @@ const TAGS = [
 
 export const openApi: FastifyPluginAsync = serverWide(async (app) => {
   app.addSchema(PROBLEM_SCHEMA);
+  for (const schema of [...serverJsonSchemas(), ...adminBodySchemas()]) app.addSchema(schema);
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",

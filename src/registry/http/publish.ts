@@ -14,30 +14,9 @@ import { readableRegistry, registryParam, type RegistryApiOptions } from "./cont
 import { REGISTRY_PARAM } from "./consumer.js";
 import { authorizeWrite, manageableVersions, managedSourceOf, publishInto } from "./managed.js";
 import { fail } from "./problem.js";
-import { ERRORS, ITEM, LIST, problems } from "./schemas.js";
+import { ERRORS, ITEM, LIST, pathText, problems } from "./schemas.js";
+import { PUBLISH_BODY } from "./server-json-schema.js";
 import { itemOf } from "./views.js";
-
-const PUBLISH_BODY = {
-  type: "object",
-  description:
-    "A server.json document (the official rules: name, description of at most 100 characters, exact package versions, a transport for each package, http(s) remotes of type streamable-http or sse) plus `url` (a streamable-http remote) and the entry's `claims`.",
-  properties: {
-    name: { type: "string", description: "namespace/name, 3 to 200 characters." },
-    version: { type: "string", description: "One exact version (not a range, not `latest`)." },
-    description: { type: "string", description: "1 to 100 characters." },
-    title: { type: "string", description: "1 to 100 characters." },
-    url: { type: "string", description: "URL of the MCP server (a streamable-http remote)." },
-    packages: { type: "array", items: { type: "object", additionalProperties: true } },
-    remotes: { type: "array", items: { type: "object", additionalProperties: true } },
-    claims: {
-      type: "object",
-      description: "Claims of the entry; every later version must carry the same.",
-      additionalProperties: true,
-    },
-    _meta: { type: "object", description: "Publisher-provided metadata (size-limited)." },
-  },
-  additionalProperties: true,
-} as const;
 
 const STATUS_BODY = {
   type: "object",
@@ -68,14 +47,14 @@ function schemas(opts: RegistryApiOptions) {
   const registryParams = opts.registry === undefined ? REGISTRY_PARAM : {};
   const nameParams = {
     type: "object",
-    properties: { ...registryParams, name: { type: "string", description: "Server name." } },
+    properties: { ...registryParams, name: pathText("Server name.") },
   } as const;
   const versionParams = {
     type: "object",
     properties: {
       ...registryParams,
-      name: { type: "string", description: "Server name." },
-      version: { type: "string", description: "One exact version." },
+      name: pathText("Server name."),
+      version: pathText("One exact version."),
     },
   } as const;
   return {

@@ -2,9 +2,25 @@
 // these schemas before a handler runs, and the OpenAPI document shows them as they are. A
 // refused value answers with the sentence this module gives for its parameter.
 import type { FastifyError } from "fastify";
+import type { ErrorCode } from "../../errors.js";
 
-/** An RFC 3339 date-time exactly (the `date-time` format also takes a space or `+0200`). */
-const RFC3339 = "^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}:\\d{2})$";
+/**
+ * An RFC 3339 date-time exactly (the `date-time` format also takes a space or `+0200`), with its
+ * fields in range; a leap second (:60) is refused, as no time of the store is one.
+ */
+const RFC3339 =
+  "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])[Tt]([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d+)?([Zz]|[+-]([01]\\d|2[0-3]):[0-5]\\d)$";
+
+/** Free text of a parameter: the URL may not hold a NUL (refused before routing). */
+const NO_NUL = "^[^\\u0000]*$";
+
+export const CURSOR = {
+  type: "string",
+  format: "mcpfleet-cursor",
+  pattern: "^[A-Za-z0-9_-]+$",
+  description:
+    "metadata.nextCursor of the previous page, as given: any other value is refused (400, ERR_INVALID_CURSOR).",
+} as const;
 
 export const LIMIT = {
   type: "integer",
@@ -30,6 +46,7 @@ export const INCLUDE_DELETED = {
 export const SEARCH = {
   type: "string",
   maxLength: 200,
+  pattern: NO_NUL,
   description: "Case-insensitive substring of name, title or description.",
 } as const;
 
@@ -37,6 +54,7 @@ export const VERSION_FILTER = {
   type: "string",
   minLength: 1,
   maxLength: 255,
+  pattern: NO_NUL,
   description: "`latest`: only each server's latest version; else only this exact version.",
 } as const;
 
@@ -46,8 +64,13 @@ export const WAIT = {
   description: "`true`: answer when the sync has finished, with its outcome.",
 } as const;
 
-/** What a refused parameter answers, and whether the answer quotes the value sent. */
-const REFUSALS: Record<string, { says: string; quote: boolean }> = {
+/** What a refused parameter answers, whether it quotes the value sent, and its own code. */
+const REFUSALS: Record<string, { says: string; quote: boolean; code?: ErrorCode }> = {
+  cursor: {
+    says: "cursor is not one this server issued; start again without it",
+    quote: false,
+    code: "ERR_INVALID_CURSOR",
+  },
   limit: { says: "limit must be an integer from 1 to 100", quote: true },
   updated_since: {
     says: "updated_since must be an RFC 3339 date-time such as 2025-01-31T12:00:00Z",
@@ -59,16 +82,30 @@ const REFUSALS: Record<string, { says: string; quote: boolean }> = {
   version: { says: "version must be `latest` or one version of 1 to 255 characters", quote: false },
 };
 
+/** The same for path parameters. */
+const PATH_REFUSALS: typeof REFUSALS = {
+  type: { says: "only server entries are kept here (not skills or plugins)", quote: true },
+};
+
 /**
- * The answer for a query string its schema refused, when the parameter is one of ours:
- * undefined for any other validation failure.
+ * The answer for a query string or path its schema refused, when the parameter is one of ours (its
+ * sentence, and its code where it has one of its own): undefined for any other failure.
  */
-export function queryRefusal(err: FastifyError, query: unknown): string | undefined {
-  if (err.validationContext !== "querystring") return undefined;
+export function parameterRefusal(
+  err: FastifyError,
+  values: unknown,
+): { detail: string; code?: ErrorCode } | undefined {
+  const refusals =
+    err.validationContext === "querystring"
+      ? REFUSALS
+      : err.validationContext === "params"
+        ? PATH_REFUSALS
+        : {};
   const param = err.validation?.[0]?.instancePath.replace(/^\//, "") ?? "";
-  const refusal = Object.hasOwn(REFUSALS, param) ? REFUSALS[param] : undefined;
+  const refusal = Object.hasOwn(refusals, param) ? refusals[param] : undefined;
   if (refusal === undefined) return undefined;
-  if (!refusal.quote) return refusal.says;
-  const sent = (query as Record<string, unknown> | undefined)?.[param];
-  return `${refusal.says}, got "${String(sent)}"`;
+  const code = refusal.code !== undefined ? { code: refusal.code } : {};
+  if (!refusal.quote) return { detail: refusal.says, ...code };
+  const sent = (values as Record<string, unknown> | undefined)?.[param];
+  return { detail: `${refusal.says}, got "${String(sent)}"`, ...code };
 }

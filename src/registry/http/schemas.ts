@@ -92,9 +92,47 @@ export function listOf<K extends string, I extends object>(key: K, item: I) {
   } as const;
 }
 
+/**
+ * A path parameter's text: not empty, no NUL (refused before routing), at most 255 characters
+ * (the longest a version may be; the router takes up to 255 characters percent-encoded).
+ */
+export function pathText(description: string) {
+  return {
+    type: "string",
+    minLength: 1,
+    maxLength: 255,
+    pattern: "^[^\\u0000]+$",
+    description,
+  } as const;
+}
+
+/** A name a source or registry takes (its config schema's Name): a DNS label. */
+export const DNS_LABEL = {
+  type: "string",
+  minLength: 1,
+  maxLength: 63,
+  pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+} as const;
+
+/** Claims of an entry: each a string or a list of strings (a JSON body's types are kept). */
+export const CLAIMS = {
+  type: "object",
+  description: "Claims: a map of key to a string or a list of strings.",
+  additionalProperties: {
+    anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
+  },
+} as const;
+
+/** A source or registry named by the path; one that does not exist answers 404. */
 export const NAME_PARAM = {
   type: "object",
-  properties: { name: { type: "string", description: "Resource name (a DNS label)." } },
+  properties: { name: pathText("Resource name (a DNS label).") },
+} as const;
+
+/** A source or registry the request creates or replaces: the path names it, a DNS label. */
+export const NEW_NAME_PARAM = {
+  type: "object",
+  properties: { name: { ...DNS_LABEL, description: "Resource name (a DNS label)." } },
 } as const;
 
 const STATUS_SCHEMA = {
