@@ -1,15 +1,31 @@
 import { createHash } from "node:crypto";
 
-/** JSON with object keys sorted at every level, so equal values always give equal text. */
+/**
+ * JSON with object keys sorted at every level, so equal values always give equal text. Written
+ * as loops over sorted keys: the controller hashes every object and status it compares, 10,000
+ * at a time, and the allocations of entries, filters and joins were most of that time.
+ */
 export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ",";
+      // As Array.prototype.join, an element with no JSON form adds nothing.
+      out += stableStringify(value[i]) ?? "";
+    }
+    return `${out}]`;
   }
-  return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  let out = "{";
+  let first = true;
+  for (const k of Object.keys(record).sort()) {
+    const v = record[k];
+    if (v === undefined) continue;
+    out += `${first ? "" : ","}${JSON.stringify(k)}:${stableStringify(v)}`;
+    first = false;
+  }
+  return `${out}}`;
 }
 
 /** sha256 hex of the stable JSON of a value: config hashes and checksum annotations. */
