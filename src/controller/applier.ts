@@ -29,6 +29,11 @@ export interface ApplyResult {
   changes: ObjectChange[];
   /** Custom resource statuses written (cluster target). */
   statuses?: number;
+  /**
+   * Where the time went (cluster target, ms): sending the objects and recording the inventory
+   * (what `kubectl apply` does), the rollout wait, and writing the resources' statuses.
+   */
+  timings?: { apply: number; rollout: number; status: number };
   /** With a rollout wait: the workloads not rolled out in time (the revision is not healthy). */
   notReady?: NotReady[];
 }

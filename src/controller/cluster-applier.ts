@@ -296,10 +296,13 @@ export class ClusterApplier implements Applier {
         crds: this.opts.crds ?? true,
         namespaces: this.opts.namespaces ?? true,
       });
+      const started = performance.now();
       const result = await this.applyRevision(plan, revision, options);
       if (options.dryRun !== true) {
+        const applied = performance.now();
         const health = (this.opts.waitTimeoutMs ?? 0) > 0;
         if (health) result.notReady = await this.waitForRollout(plan.objects);
+        const rolledOut = performance.now();
         const entries = (await this.inventory.read())?.entries ?? new Map();
         const last = { resources, owners: planOwners(plan), entries, health };
         // The rollout wait may have outlasted this replica's leadership.
@@ -308,6 +311,11 @@ export class ClusterApplier implements Applier {
           this.status.write(last.resources, last.owners, last.entries, { health }),
         );
         this.last = last;
+        result.timings = {
+          apply: applied - started,
+          rollout: rolledOut - applied,
+          status: performance.now() - rolledOut,
+        };
       }
       return result;
     } catch (err) {

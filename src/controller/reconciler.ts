@@ -439,9 +439,9 @@ export class Reconciler {
     this.lastAppliedAt = this.now();
     this.lastAppliedTree = at.tree;
     this.logChanges(revision, result);
-    const { applied, unchanged, pruned } = result;
+    const { applied, unchanged, pruned, statuses, timings } = result;
     this.log.info(
-      { revision: revision.commit, target, applied, unchanged, pruned },
+      { revision: revision.commit, target, applied, unchanged, pruned, statuses, timings },
       "revision applied",
     );
   }
