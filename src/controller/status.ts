@@ -125,7 +125,9 @@ export class ControllerStatus {
     return {
       ref: this.ref,
       target: this.target,
-      ready: this.ready,
+      // As recorded for readers of the inventory: ready only while the last sync did not fail
+      // (`ready` itself is the process's readiness, which an applied revision keeps).
+      ready: this.ready && this.lastError === undefined,
       lastAppliedRevision: this.lastAppliedRevision ?? null,
       lastAppliedAt: this.lastAppliedAt ?? null,
       lastAttemptedRevision: this.lastAttemptedRevision ?? null,

@@ -103,6 +103,7 @@ describe.skipIf(noCluster())("a revision with 10,000 errors", () => {
     expect(bytes(live)).toBeLessThan(256 * 1024);
     const recorded = recordedStatusOf(live)!;
     expect(recorded).toMatchObject({
+      ready: false,
       lastAttemptedRevision: broken,
       lastError: { stage: "validate", code: "ERR_INVALID_RESOURCES", revision: broken },
     });

@@ -30,6 +30,15 @@ function failedStatus(message: string): ControllerStatus {
 }
 
 describe("the recorded status", () => {
+  it("is not ready while the last sync failed, though the process stays ready to serve", () => {
+    const status = failedStatus("the API server refused it");
+    expect(status.ready).toBe(true);
+    expect(status.toJSON()).toMatchObject({ ready: false, lastAppliedRevision: "a".repeat(40) });
+    expect(status.shortJSON()).toMatchObject({ ready: false });
+    status.succeeded("b".repeat(40), { seconds: 1, applied: 1, pruned: 0 });
+    expect(status.toJSON()).toMatchObject({ ready: true, lastError: null });
+  });
+
   it("bounds any error message", () => {
     const status = failedStatus("x".repeat(5_000_000));
     expect(Buffer.byteLength(JSON.stringify(status.toJSON()))).toBeLessThan(
