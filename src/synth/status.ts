@@ -305,6 +305,17 @@ function unrenderable(r: Resource): string | undefined {
   return r.kind === "MCPServer" || r.kind === "MCPRemoteProxy" ? runnerNotRendered(r) : undefined;
 }
 
+/**
+ * The kinds whose status schema has `readyReplicas`: the API server prunes it from the others'
+ * (MCPRemoteProxy, VirtualMCPServer), and a status written with it never compares equal to the
+ * one read back.
+ */
+const REPORTS_READY_REPLICAS: ReadonlySet<string> = new Set([
+  "MCPServer",
+  "MCPRegistry",
+  "EmbeddingServer",
+]);
+
 function workloadStatus(r: Resource, ctx: Ctx, url: string, extra: Status = {}): Status {
   const refs = checkRefs(r, ctx);
   const why = unrenderable(r);
@@ -330,7 +341,9 @@ function workloadStatus(r: Resource, ctx: Ctx, url: string, extra: Status = {}):
     message: state.message,
     url,
     observedGeneration: generationOf(r),
-    ...(state.readyReplicas !== undefined ? { readyReplicas: state.readyReplicas } : {}),
+    ...(state.readyReplicas !== undefined && REPORTS_READY_REPLICAS.has(r.kind)
+      ? { readyReplicas: state.readyReplicas }
+      : {}),
     ...refs.hashes,
     ...extra,
     conditions: [...refs.conditions, state.ready],

@@ -1,5 +1,9 @@
 // Computed status: reference conditions, phases, group membership, config hashes.
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { projectRoot } from "../../src/project-root.js";
+import { defaultSchemaSet } from "../../src/schema/index.js";
+import { loadPaths } from "../../src/synth/load.js";
 import { ResourceSet, type Resource } from "../../src/synth/model.js";
 import { EPOCH, computeStatus, computeStatuses, configHash } from "../../src/synth/status.js";
 import { NS, proxy, res, server } from "./helpers.js";
@@ -189,5 +193,26 @@ describe("group and config status", () => {
     expect(a).toEqual(b);
     expect(a).toHaveLength(all.length);
     expect(a[0]?.kind).toBe("MCPGroup");
+  });
+});
+
+describe("status against the CRDs' status schemas", () => {
+  it("every field of every example's computed status is one the API server keeps", async () => {
+    const { resources } = await loadPaths([join(projectRoot(), "examples", "resources")]);
+    expect(resources.length).toBeGreaterThan(10);
+    const set = new ResourceSet(resources);
+    const schemas = defaultSchemaSet();
+    const pruned: string[] = [];
+    for (const r of resources) {
+      // With ready replicas observed, as the controller writes it once workloads run.
+      const status = computeStatus(r, set, { observe: () => ({ readyReplicas: 1 }) });
+      for (const issue of schemas.validateKind(r.kind, { ...r, status })) {
+        if (issue.unknownField === true) pruned.push(`${r.kind} ${issue.path}`);
+      }
+    }
+    expect(pruned).toEqual([]);
+    const kinds = new Set(resources.map((r) => r.kind));
+    expect(kinds).toContain("MCPRemoteProxy");
+    expect(kinds).toContain("VirtualMCPServer");
   });
 });
