@@ -25,4 +25,11 @@ describe("trustBundle", () => {
     expect(trustBundle(extra, dir)).toBe(file);
     expect(trustBundle(extra.replace("TEST", "OTHER"), dir)).not.toBe(file);
   });
+
+  it("is written again when its file was removed", () => {
+    const file = trustBundle(extra, dir);
+    fs.rmSync(file);
+    expect(trustBundle(extra, dir)).toBe(file);
+    expect(fs.readFileSync(file, "utf8").endsWith(extra)).toBe(true);
+  });
 });

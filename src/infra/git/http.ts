@@ -33,6 +33,11 @@ const SYSTEM_BUNDLES = ["/etc/ssl/certs/ca-certificates.crt", "/etc/ssl/cert.pem
  */
 export function trustBundle(extraPem: string, dir: string): string {
   const system = SYSTEM_BUNDLES.find((f) => fs.existsSync(f));
+  // Polls repeat the same CA: the bundle is rebuilt only when the system's or ours changes.
+  const stat = system !== undefined ? fs.statSync(system) : undefined;
+  const key = `${system ?? ""}:${stat?.mtimeMs ?? 0}:${stat?.size ?? 0}:${dir}:${extraPem}`;
+  const known = bundles.get(key);
+  if (known !== undefined && fs.existsSync(known)) return known;
   const base =
     system !== undefined ? fs.readFileSync(system, "utf8") : tls.rootCertificates.join("\n");
   const pem = `${base.trimEnd()}\n${extraPem.trimEnd()}\n`;
@@ -43,8 +48,12 @@ export function trustBundle(extraPem: string, dir: string): string {
     fs.writeFileSync(tmp, pem, { mode: 0o600 });
     fs.renameSync(tmp, file);
   }
+  bundles.set(key, file);
   return file;
 }
+
+/** Bundles written by this process, by what they were built from. */
+const bundles = new Map<string, string>();
 
 /** `git -c` style settings for one HTTP(S) operation. */
 export function httpConfig(settings: HttpSettings): [string, string][] {
