@@ -111,12 +111,20 @@ $(TOOLS)/node-%/node_modules/node-linux-$(NODE_ARCH)/bin/node:
 	@$@ --version >/dev/null
 floor-node: $(FLOOR_NODES)
 
+# schemathesis, at the versions pinned in tools/schemathesis/requirements.txt, from PyPI into a
+# virtual environment in .tools/schemathesis/ (once per machine and pin): the OpenAPI test runs it
+# against the registry server. Optional as a prerequisite of `test` (REQUIRE_SCHEMATHESIS=1 fails
+# instead of skipping where python3 with venv is missing).
+.PHONY: schemathesis-tool
+schemathesis-tool:
+	@tools/schemathesis/install.sh $(TOOLS)/schemathesis $(if $(filter schemathesis-tool,$(MAKECMDGOALS)),,--optional)
+
 # release/mcpfleet-linux-<arch>: one file that runs every command with no Node installed
 # (scripts/release.ts, docs/install.md). Linux x64 and arm64, each built on its own architecture.
 release: build
 	$(RUN) --import tsx scripts/release.ts
 
-test: install cluster-tools runtime-tools peer-tools floor-node
+test: install cluster-tools runtime-tools peer-tools floor-node schemathesis-tool
 	npx vitest run
 
 # The controller's end-to-end tests against a real cluster (docs/e2e.md):
