@@ -3,7 +3,9 @@
 // a function only when it is first called: for generated/validators.cjs, three megabytes of
 // validate functions, that left every run compiling the same functions again. A cache made at
 // the end of a run holds every function that run called, so the next run with the same kinds
-// compiles none of them.
+// compiles none of them. Beside the cache, the names of what it covers (for the validators,
+// the schemas whose validators were used): a run that uses something more writes the cache
+// again, so that a first run over one kind does not leave the others compiled every time.
 import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import nodeModule, { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
@@ -33,13 +35,19 @@ function readCache(file: string): Buffer | undefined {
 }
 
 /** Written beside and renamed, so that a run reading it at the same time sees all or nothing. */
-function writeCache(file: string, script: Script): void {
+function writeAtomically(file: string, data: string | Uint8Array): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, data);
+  renameSync(temporary, file);
+}
+
+/** The names a cache covers, as its sidecar lists them; none when it is missing or unreadable. */
+function readCovered(file: string): Set<string> {
   try {
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, script.createCachedData());
-    renameSync(temporary, file);
+    const names: unknown = JSON.parse(readFileSync(`${file}.json`, "utf8"));
+    return new Set(Array.isArray(names) ? names.filter((n) => typeof n === "string") : []);
   } catch {
-    // A cache that cannot be written costs the next run time, nothing else.
+    return new Set();
   }
 }
 
@@ -47,8 +55,10 @@ export interface CodeCachedModule {
   exports: unknown;
   /** Whether V8 took the cache found (false: none, or one it refused). */
   cacheAccepted: boolean;
-  /** Writes the cache of everything compiled in the file so far. */
-  saveCache: () => void;
+  /** What the cache taken covers (see saveCache); empty when none was taken. */
+  covered: ReadonlySet<string>;
+  /** Writes the cache of everything compiled in the file so far, noting the names it covers. */
+  saveCache: (covered: Iterable<string>) => void;
 }
 
 /** The CommonJS file at `path`, compiled with the cache kept for it in `dir` when there is one. */
@@ -62,23 +72,51 @@ export function loadWithCodeCache(path: string, dir: string): CodeCachedModule {
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run(module.exports, createRequire(path), module, path, dirname(path));
+  const cacheAccepted = cachedData !== undefined && script.cachedDataRejected !== true;
   return {
     exports: module.exports,
-    cacheAccepted: cachedData !== undefined && script.cachedDataRejected !== true,
-    saveCache: () => writeCache(cacheFile, script),
+    cacheAccepted,
+    covered: cacheAccepted ? readCovered(cacheFile) : new Set(),
+    saveCache: (covered) => {
+      try {
+        writeAtomically(cacheFile, script.createCachedData());
+        writeAtomically(`${cacheFile}.json`, JSON.stringify([...new Set(covered)].sort()));
+      } catch {
+        // A cache that cannot be written costs the next run time, nothing else.
+      }
+    },
   };
 }
 
+/** Files loaded by requireWithCodeCache, once each as require does, with who asked. */
+const required = new Map<string, { exports: unknown; users: (() => Iterable<string>)[] }>();
+
 /**
  * The exports of the CommonJS file at `path`, compiled with the code cache of an earlier run when
- * there is one; when there is none (or V8 refused it), this run's is written as the process
- * exits, when it holds every function the run called. Without a compile cache directory the
- * file is required as usual.
+ * there is one. The cache is written as the process exits, when it holds every function the run
+ * called, if there was none (or V8 refused it) or if `used()` names something the cache does not
+ * cover: the functions compiled from the old cache are kept in the new one. Making a cache takes
+ * several milliseconds, so a run that adds nothing leaves it. Without a compile cache directory
+ * the file is required as usual.
  */
-export function requireWithCodeCache(path: string): unknown {
+export function requireWithCodeCache(
+  path: string,
+  used: () => Iterable<string> = () => [],
+): unknown {
+  const known = required.get(path);
+  if (known !== undefined) {
+    known.users.push(used);
+    return known.exports;
+  }
   const dir = nodeModule.getCompileCacheDir?.();
   if (dir === undefined) return createRequire(path)(path);
   const loaded = loadWithCodeCache(path, dir);
-  if (!loaded.cacheAccepted) process.once("exit", loaded.saveCache);
+  const entry = { exports: loaded.exports, users: [used] };
+  required.set(path, entry);
+  process.once("exit", () => {
+    const names = entry.users.flatMap((u) => [...u()]);
+    if (loaded.cacheAccepted && names.every((n) => loaded.covered.has(n))) return;
+    loaded.saveCache([...loaded.covered, ...names]);
+  });
   return loaded.exports;
 }

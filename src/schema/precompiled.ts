@@ -52,13 +52,32 @@ export function loadPrecompiled(
   const digest = snapshotDigest(files);
   if (digest === undefined) return undefined;
   let module: PrecompiledModule;
+  // Loaded with a code cache made after an earlier run, which is made again when this run uses
+  // a validator it does not cover: see code-cache.ts.
+  const used = new Set<string>();
   try {
-    // With a code cache made after an earlier run: see code-cache.ts.
-    module = installedValidators(requireWithCodeCache) as PrecompiledModule;
+    module = installedValidators((path) =>
+      requireWithCodeCache(path, () => used),
+    ) as PrecompiledModule;
   } catch {
     return undefined; // not generated: every validator is compiled on first use
   }
-  return module.digest === digest ? module.validators(runtime) : undefined;
+  return module.digest === digest ? notingUse(module.validators(runtime), used) : undefined;
+}
+
+/** The validators, each `$id` noted in `used` when its validator is taken. */
+function notingUse(validators: Precompiled, used: Set<string>): Precompiled {
+  const out: Record<string, ValidateFunction> = {};
+  for (const [id, fn] of Object.entries(validators)) {
+    Object.defineProperty(out, id, {
+      enumerable: true,
+      get: () => {
+        used.add(id);
+        return fn;
+      },
+    });
+  }
+  return out;
 }
 
 /**

@@ -4,7 +4,7 @@
 // process of its own, as each run is: within one process V8 reuses what it compiled already,
 // whatever the cache says.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -35,12 +35,14 @@ const RUNNER = `import { loadWithCodeCache } from ${JSON.stringify(MODULE)};
 const [file, dir] = process.argv.slice(2);
 const loaded = loadWithCodeCache(file, dir);
 const { name, where, twice } = loaded.exports;
-loaded.saveCache();
-console.log(JSON.stringify({ accepted: loaded.cacheAccepted, name, where, twice: twice(21) }));
+loaded.saveCache(["one"]);
+const covered = [...loaded.covered];
+console.log(JSON.stringify({ accepted: loaded.cacheAccepted, covered, name, where, twice: twice(21) }));
 `;
 
 interface Seen {
   accepted: boolean;
+  covered: string[];
   name: string;
   where: string;
   twice: number;
@@ -66,9 +68,9 @@ describe("loadWithCodeCache", () => {
     const file = join(dir, "module.cjs");
     writeFileSync(file, SOURCE);
     const expected = { name: join("a", "b"), where: file, twice: 42 };
-    expect(loadInProcess(dir, file)).toEqual({ accepted: false, ...expected });
+    expect(loadInProcess(dir, file)).toEqual({ accepted: false, covered: [], ...expected });
     expect(cacheFiles(dir)).toHaveLength(1);
-    expect(loadInProcess(dir, file)).toEqual({ accepted: true, ...expected });
+    expect(loadInProcess(dir, file)).toEqual({ accepted: true, covered: ["one"], ...expected });
     // Written beside and renamed: nothing half-written is left.
     expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
   });
@@ -90,5 +92,55 @@ describe("loadWithCodeCache", () => {
     writeFileSync(join(dir, cacheFiles(dir)[0]!), "not a code cache");
     expect(loadInProcess(dir, file)).toMatchObject({ accepted: false, twice: 42 });
     expect(loadInProcess(dir, file)).toMatchObject({ accepted: true, twice: 42 });
+  });
+});
+
+// requireWithCodeCache in a process with Node's compile cache in `dir`, using the names $USED.
+const REQUIRER = `import nodeModule from "node:module";
+import { requireWithCodeCache } from ${JSON.stringify(MODULE)};
+const [file, dir] = process.argv.slice(2);
+nodeModule.enableCompileCache(dir);
+const { twice } = requireWithCodeCache(file, () => process.env.USED.split(","));
+console.log(twice(2));
+`;
+
+describe("requireWithCodeCache", () => {
+  function requireInProcess(dir: string, file: string, used: string): void {
+    const runner = join(dir, "requirer.mts");
+    writeFileSync(runner, REQUIRER);
+    const cache = join(dir, "compile-cache");
+    const r = spawnSync(process.execPath, ["--import", TSX, runner, file, cache], {
+      encoding: "utf8",
+      env: { ...process.env, USED: used },
+    });
+    expect({ stdout: r.stdout, stderr: r.stderr }).toEqual({ stdout: "4\n", stderr: "" });
+  }
+
+  /** The cache's sidecar (what it covers) and the time the cache was written. */
+  function written(dir: string): { covered: string[]; at: number } {
+    const cache = join(dir, "compile-cache");
+    const sub = readdirSync(cache).map((d) => join(cache, d));
+    const file = sub.flatMap((d) => cacheFiles(d).map((f) => join(d, f)))[0]!;
+    return {
+      covered: JSON.parse(readFileSync(`${file}.json`, "utf8")) as string[],
+      at: statSync(file).mtimeMs,
+    };
+  }
+
+  it("writes the cache again only when a run uses something it does not cover", () => {
+    const dir = tempDir();
+    const file = join(dir, "module.cjs");
+    writeFileSync(file, SOURCE);
+    requireInProcess(dir, file, "a");
+    const first = written(dir);
+    expect(first.covered).toEqual(["a"]);
+    requireInProcess(dir, file, "a");
+    expect(written(dir)).toEqual(first);
+    requireInProcess(dir, file, "b");
+    const second = written(dir);
+    expect(second.covered).toEqual(["a", "b"]);
+    expect(second.at).toBeGreaterThanOrEqual(first.at);
+    requireInProcess(dir, file, "b,a");
+    expect(written(dir)).toEqual(second);
   });
 });
