@@ -8,7 +8,11 @@ import { MANAGED_BY } from "../synth/labels.js";
 import type { KubeObject } from "../synth/model.js";
 import { KubeApiError, type KubeClient, type LiveObject } from "../infra/kube/client.js";
 import { MANAGED_BY_LABEL } from "./cluster-plan.js";
+import { eachLimit } from "./each-limit.js";
 import { objectKey } from "./revision-plan.js";
+
+/** Lists of a drift check in flight at once. */
+const LISTS_IN_FLIGHT = 4;
 
 /** True when every field `desired` sets has the same value in `live` (lists: same length). */
 export function holds(desired: unknown, live: unknown): boolean {
@@ -47,18 +51,22 @@ export async function driftedObjects(
   const groups = new Map<string, KubeObject[]>();
   for (const o of desired) {
     const k = groupKey(o);
-    groups.set(k, [...(groups.get(k) ?? []), o]);
+    const group = groups.get(k);
+    if (group === undefined) groups.set(k, [o]);
+    else group.push(o);
   }
   const drifted = new Set<string>();
   const read: LiveObject[] = [];
-  for (const objects of groups.values()) {
+  // A few groups read at once: each list is a round trip or more, and there is one per kind and
+  // namespace.
+  await eachLimit([...groups.values()], LISTS_IN_FLIGHT, async (objects) => {
     const live = await liveObjects(client, objects, opts);
-    if (live !== undefined) read.push(...live.values());
+    if (live !== undefined) for (const l of live.values()) read.push(l);
     for (const o of objects) {
       const key = objectKey(o);
       if (live === undefined || !holds(o, live.get(key))) drifted.add(key);
     }
-  }
+  });
   return { drifted, live: read };
 }
 
