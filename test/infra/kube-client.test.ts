@@ -14,6 +14,8 @@ import { kubeconfigYaml } from "../support/cluster/control-plane.js";
 let server: Server;
 let dir: string;
 let kube: KubeClient;
+/** Discovery requests for example.dev/v1 answered so far. */
+let discoveries = 0;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -23,6 +25,12 @@ beforeAll(async () => {
       res.end(JSON.stringify(body));
     };
     if (url.pathname === "/silent") return; // accepted, never answered
+    if (url.pathname === "/apis/example.dev/v1") {
+      discoveries++;
+      const resources = [{ name: "widgets", kind: "Widget", namespaced: true }];
+      setTimeout(() => json(200, { kind: "APIResourceList", resources }), 50);
+      return;
+    }
     if (url.pathname === "/forbidden") {
       return json(403, { kind: "Status", code: 403, reason: "Forbidden", message: "no way" });
     }
@@ -78,6 +86,19 @@ describe("Kubernetes client", () => {
     expect(err.status).toBe(503);
     expect(err.code).toBe("ERR_KUBE_API");
     expect(err.message).toMatch(/no response in 200 ms/);
+  });
+
+  it("asks discovery once for requests sent together, and again for a kind it did not list", async () => {
+    const infos = await Promise.all(
+      Array.from({ length: 10 }, () => kube.resource("example.dev/v1", "Widget")),
+    );
+    expect(infos.every((i) => i?.name === "widgets" && i.namespaced)).toBe(true);
+    expect(discoveries).toBe(1);
+    expect(await kube.resource("example.dev/v1", "Widget")).toBeDefined();
+    expect(discoveries).toBe(1);
+    // A kind the group version did not serve then may be served now (a new CRD).
+    expect(await kube.resource("example.dev/v1", "Gadget")).toBeUndefined();
+    expect(discoveries).toBe(2);
   });
 
   it("turns a Status answer into the error", async () => {

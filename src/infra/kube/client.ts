@@ -165,6 +165,8 @@ export class KubeClient {
   readonly requestTimeoutMs: number;
   private agent: http.Agent | undefined;
   private readonly discovery = new Map<string, Map<string, ResourceInfo>>();
+  /** Discovery requests in flight, by group version. */
+  private readonly discovering = new Map<string, Promise<Map<string, ResourceInfo> | undefined>>();
   /** Write requests sent (create, apply, patch, delete), for logs and tests. */
   writes = 0;
   /** Read requests sent (get, list, discovery; watches not counted), for logs and benchmarks. */
@@ -397,23 +399,33 @@ export class KubeClient {
 
   /** The resource of a kind, from discovery; undefined when the server does not serve it. */
   async resource(apiVersion: string, kind: string): Promise<ResourceInfo | undefined> {
-    let kinds = this.discovery.get(apiVersion);
-    if (kinds === undefined || !kinds.has(kind)) {
-      const path = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-      let list: { resources?: { name: string; kind: string; namespaced: boolean }[] };
-      try {
-        list = await this.request("GET", path);
-      } catch (err) {
-        if (err instanceof KubeApiError && err.status === 404) return undefined;
-        throw err;
-      }
-      kinds = new Map();
-      for (const r of list.resources ?? []) {
-        if (!r.name.includes("/")) kinds.set(r.kind, { name: r.name, namespaced: r.namespaced });
-      }
-      this.discovery.set(apiVersion, kinds);
+    const known = this.discovery.get(apiVersion);
+    if (known?.has(kind) === true) return known.get(kind);
+    // Requests sent at once for a group version not yet known share one discovery request.
+    let pending = this.discovering.get(apiVersion);
+    if (pending === undefined) {
+      pending = this.discover(apiVersion).finally(() => this.discovering.delete(apiVersion));
+      this.discovering.set(apiVersion, pending);
     }
-    return kinds.get(kind);
+    return (await pending)?.get(kind);
+  }
+
+  /** What the server serves of a group version, remembered; undefined when it serves none. */
+  private async discover(apiVersion: string): Promise<Map<string, ResourceInfo> | undefined> {
+    const path = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    let list: { resources?: { name: string; kind: string; namespaced: boolean }[] };
+    try {
+      list = await this.request("GET", path);
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return undefined;
+      throw err;
+    }
+    const kinds = new Map<string, ResourceInfo>();
+    for (const r of list.resources ?? []) {
+      if (!r.name.includes("/")) kinds.set(r.kind, { name: r.name, namespaced: r.namespaced });
+    }
+    this.discovery.set(apiVersion, kinds);
+    return kinds;
   }
 
   /** URL path of an object (or of its kind's collection when `name` is absent). */
