@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, expect } from "vitest";
 import { makeRepo } from "../support/git-server.js";
+import { timeServer } from "../support/fixtures.js";
 import type { CliResult } from "./helpers.js";
 import { examples } from "./helpers.js";
 
@@ -121,16 +122,7 @@ export async function servesRegistry(cli: Cli): Promise<void> {
 }
 
 /** An MCPServer for the cluster commands. */
-const SERVER = `apiVersion: toolhive.stacklok.dev/v1alpha1
-kind: MCPServer
-metadata:
-  name: time
-spec:
-  image: docker.io/mcp/time:latest
-  transport: stdio
-  proxyMode: streamable-http
-  proxyPort: 8080
-`;
+const SERVER = timeServer();
 
 /**
  * Against the test cluster, in namespace `ns` (CRDs installed): `diff` of a server not there yet

@@ -18,6 +18,7 @@ import { runCli } from "../cli/helpers.js";
 import { tmp } from "../controller/helpers.js";
 import { controllerOnce, harness, testNamespace } from "./controller-harness.js";
 import { client, installCrds, kubectl } from "./helpers.js";
+import { timeServer } from "../support/fixtures.js";
 
 beforeAll(async () => {
   if (noCluster()) return;
@@ -27,16 +28,7 @@ beforeAll(async () => {
 const kubeconfig = () => clusterKubeconfig()!;
 const flags = (ns: string) => ["--kubeconfig", kubeconfig(), "--controller-namespace", ns];
 
-const SERVER = `apiVersion: toolhive.stacklok.dev/v1alpha1
-kind: MCPServer
-metadata:
-  name: time
-spec:
-  image: docker.io/mcp/time:latest
-  transport: stdio
-  proxyMode: streamable-http
-  proxyPort: 8080
-`;
+const SERVER = timeServer();
 
 /** 8,000 schema errors (an unknown transport) and 2,000 reference errors (a missing group). */
 function tenThousandErrors(): string {

@@ -24,6 +24,7 @@ import { commitFiles, makeRepo } from "../support/git-server.js";
 import { runCli } from "../cli/helpers.js";
 import { tmp } from "../controller/helpers.js";
 import { controllerOnce, harness, testNamespace, until } from "./controller-harness.js";
+import { timeServer } from "../support/fixtures.js";
 import { client, installCrds, tmpDir } from "./helpers.js";
 
 beforeAll(async () => {
@@ -32,19 +33,7 @@ beforeAll(async () => {
 });
 
 /** An MCPServer whose only change between commits is its argument. */
-function server(name: string, arg: string): string {
-  return `apiVersion: toolhive.stacklok.dev/v1alpha1
-kind: MCPServer
-metadata:
-  name: ${name}
-spec:
-  image: docker.io/mcp/time:latest
-  transport: stdio
-  proxyMode: streamable-http
-  proxyPort: 8080
-  args: ["${arg}"]
-`;
-}
+const server = (name: string, arg: string): string => timeServer(name, [arg]);
 
 const argsOf = (o: LiveObject | undefined) => (o?.spec as { args?: string[] } | undefined)?.args;
 
