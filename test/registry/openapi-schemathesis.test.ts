@@ -88,7 +88,7 @@ describe.runIf(missing === undefined)("the OpenAPI document, checked by schemath
     const port = await freePort();
     writeFileSync(join(dir, "config.yaml"), configYaml());
     server = await startServer(buildImageTree(), join(dir, "config.yaml"), port);
-  }, 120_000);
+  }, 130_000);
 
   afterAll(() => {
     server?.child.kill("SIGTERM");
@@ -106,9 +106,8 @@ describe.runIf(missing === undefined)("the OpenAPI document, checked by schemath
         // A DELETE of the official API marks a version deleted and PATCH restores it: the
         // version stays addressable, as the official registry's does.
         "--exclude-checks=use_after_free",
-        // The coverage phase walks every keyword of the server.json rules: minutes, not seconds.
-        "--phases=examples,fuzzing,stateful",
-        "--max-examples=20",
+        "--phases=examples,coverage,fuzzing,stateful",
+        "--max-examples=15",
         // The publish bodies' rules (an exact version, an http(s) url that is also a URI, the
         // server.json patterns) leave few random draws valid: hypothesis filters more than this
         // health check (about generation speed, not the API) likes.
@@ -124,7 +123,7 @@ describe.runIf(missing === undefined)("the OpenAPI document, checked by schemath
         cwd: dir,
         encoding: "utf8",
         env: { ...process.env, SCHEMATHESIS_HOOKS: join(TOOLS, "hooks.py") },
-        timeout: 100_000,
+        timeout: 110_000,
       },
     );
     const report = `${run.stdout}\n${run.stderr}`;
@@ -132,5 +131,5 @@ describe.runIf(missing === undefined)("the OpenAPI document, checked by schemath
     // Every case generated passed: no failure and no error (warnings are only advice).
     expect(report).toMatch(/^\s*(\d+) generated, \1 passed\s*$/m);
     expect(report).not.toMatch(/\b\d+ (failures?|errors?)\b/);
-  }, 120_000);
+  }, 130_000);
 });
