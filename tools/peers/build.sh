@@ -7,47 +7,29 @@
 # A complete directory is reused, so only a machine's first build pays for the compile.
 # Without ../shared/peers (a clone alone) it skips with one line; REQUIRE_PEERS=1 (CI) fails.
 set -euo pipefail
-root=${1:?usage: build.sh TOOLS_DIR [--optional]}
+TOOL=peer-tools
+source "$(dirname "$0")/../lib.sh"
 # Absolute before any cd: the build runs in the source directory, which is not ours to write.
-mkdir -p "$root"
-root=$(cd "$root" && pwd)
+tools=$(tools_root "${1:?usage: build.sh TOOLS_DIR [--optional]}")
 cd "$(dirname "$0")"
 src=$(cd ../../.. && pwd)/shared/peers/toolhive-registry-server
 
-skip_or_fail() {
+if [ ! -f "$src/go.mod" ]; then
+  why="$src is absent (public peer sources kept beside the repository)"
   if [ "${REQUIRE_PEERS:-}" = 1 ]; then
-    echo "peer-tools: REQUIRE_PEERS=1: $1" >&2
+    echo "$TOOL: REQUIRE_PEERS=1: $why" >&2
     exit 2
   fi
-  echo "peer-tools: $1; not built, the reference registry tests will skip"
+  echo "$TOOL: $why; not built, the reference registry tests will skip"
   exit 0
-}
-
-[ -f "$src/go.mod" ] || skip_or_fail "$src is absent (public peer sources kept beside the repository)"
-if ! command -v go >/dev/null; then
-  [ "${2:-}" = --optional ] && skip_or_fail "no Go toolchain"
-  echo "peer-tools: go is not installed (Go >= 1.26 needed)" >&2
-  exit 2
 fi
-export GOTOOLCHAIN=local
+require_go "${2:-}" REQUIRE_PEERS "the reference registry tests will skip"
 
 version=$(tr -d '[:space:]' <"$src/VERSION")
 # Every file of the tree, by path and content: any change to the peer's sources is a new build.
 digest=$(cd "$src" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)
-key="thv-registry-api-$version-$digest"
-dest="$root/$key"
-link_current() { ln -sfn "$key" "$root/current"; }
+reuse_or_begin "$tools" "thv-registry-api-$version-$digest" "the ToolHive registry server $version"
 
-if [ -f "$dest/complete" ]; then
-  echo "peer-tools: reusing $dest (ToolHive registry server $version)"
-  link_current
-  exit 0
-fi
-
-echo "peer-tools: building the ToolHive registry server $version into $dest"
-echo "peer-tools: a machine's first build downloads its modules from the Go module proxy and compiles for several minutes"
-mkdir -p "$dest/bin"
-start=$SECONDS
 # The source directory is not ours: go must never rewrite its go.mod or go.sum. When they do not
 # list every module the build needs, build a copy that go may complete.
 compile() {
@@ -58,29 +40,11 @@ compile() {
     cp -R "$src/." "$dir"
     chmod -R u+w "$dir"
     flags=-mod=mod
-    echo "peer-tools: its go.sum is incomplete; building a copy in $dir with $flags"
+    echo "$TOOL: its go.sum is incomplete; building a copy in $dir with $flags"
   fi
   cd "$dir"
   GOFLAGS=$flags nice go build -trimpath -ldflags "-s -w" \
     -o "$dest/bin/thv-registry-api.partial" ./cmd/thv-registry-api
 }
-(compile) &
-pid=$!
-# A heartbeat, so that a cold build is not mistaken for a hang.
-while kill -0 "$pid" 2>/dev/null; do
-  sleep 5
-  if kill -0 "$pid" 2>/dev/null && (((SECONDS - start) % 30 < 5)); then
-    echo "peer-tools:       still compiling thv-registry-api ($((SECONDS - start))s)"
-  fi
-done
-wait "$pid"
-mv "$dest/bin/thv-registry-api.partial" "$dest/bin/thv-registry-api"
-echo "peer-tools: thv-registry-api done in $((SECONDS - start))s"
-
-{
-  echo "thv-registry-api=$version"
-  echo "source=$src"
-  echo "go=$(go env GOVERSION)"
-} >"$dest/complete"
-link_current
-echo "peer-tools: ready in $dest"
+build_program thv-registry-api compile
+finish "thv-registry-api=$version" "source=$src"
