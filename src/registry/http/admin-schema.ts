@@ -1,12 +1,8 @@
 // The admin bodies' schemas in the OpenAPI document: a source and a registry as the
 // configuration file writes them (schemas/config/registry-server.yaml, which the admin routes
 // check bodies against), with the file's cross-field rules (CEL there) said in JSON Schema.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parse } from "yaml";
-import { schemasDir } from "../../schema/index.js";
-
-type Schema = Record<string, unknown>;
+import { McpfleetError } from "../../errors.js";
+import { installedDefs, type Schema } from "./schema-defs.js";
 
 /** Shared schemas of the document are named `Config<Definition>`. */
 const PREFIX = "Config";
@@ -32,12 +28,6 @@ const RULES: Record<string, Schema> = {
   // Each source once.
   Registry: { properties: { sources: { uniqueItems: true } } },
 };
-
-function readDefs(file: string): Record<string, Schema> {
-  return (
-    parse(readFileSync(join(schemasDir(), file), "utf8")) as { $defs: Record<string, Schema> }
-  ).$defs;
-}
 
 /** A definition without its CEL rules (x-kubernetes-validations), which RULES restate. */
 function withoutCel(node: unknown): unknown {
@@ -75,7 +65,9 @@ function reachable(defs: Record<string, Schema>, start: string[]): Schema[] {
   for (let name = todo.pop(); name !== undefined; name = todo.pop()) {
     if (out.has(name)) continue;
     const def = defs[name];
-    if (def === undefined) throw new Error(`registry config schema: no definition ${name}`);
+    if (def === undefined) {
+      throw new McpfleetError("ERR_SCHEMA_LOAD", `the registry config schema has no ${name}`);
+    }
     const text = JSON.stringify(withoutCel(def)).replace(
       /"(?:\.\.\/common\/types\.yaml)?#\/\$defs\/([A-Za-z]+)"/g,
       (_m, ref: string) => {
@@ -90,7 +82,10 @@ function reachable(defs: Record<string, Schema>, start: string[]): Schema[] {
 
 /** The shared schemas of a source and a registry body: ConfigSource, ConfigRegistry, ... */
 export function adminBodySchemas(): Schema[] {
-  const defs = { ...readDefs("common/types.yaml"), ...readDefs("config/registry-server.yaml") };
+  const defs = {
+    ...installedDefs("common/types.yaml"),
+    ...installedDefs("config/registry-server.yaml"),
+  };
   return reachable(defs, ["Source", "Registry"]);
 }
 

@@ -1,20 +1,16 @@
 // The server.json rules (schemas/registry/server-json.yaml, which publishing checks) as shared
 // schemas of the OpenAPI document, one per definition, and the publish bodies built on them:
 // what the document says a publish must hold is what the checks hold it to.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parse } from "yaml";
-import { schemasDir } from "../../schema/index.js";
 import { SERVER_JSON_SCHEMAS } from "../formats/publish.js";
+import { installedDefs, type Schema } from "./schema-defs.js";
 import { CLAIMS } from "./schemas.js";
-
-type Schema = Record<string, unknown>;
 
 /** Each definition of the server.json schema, named by its own $id (ServerJson, ...). */
 export function serverJsonSchemas(): Schema[] {
-  const file = join(schemasDir(), "registry", "server-json.yaml");
-  const doc = parse(readFileSync(file, "utf8")) as { $defs: Record<string, Schema> };
-  const text = JSON.stringify(doc.$defs).replace(/"#\/\$defs\/([A-Za-z]+)"/g, '"$1#"');
+  const text = JSON.stringify(installedDefs("registry/server-json.yaml")).replace(
+    /"#\/\$defs\/([A-Za-z]+)"/g,
+    '"$1#"',
+  );
   const defs = JSON.parse(text) as Record<string, Schema>;
   return Object.entries(defs).map(([id, def]) => ({ $id: id, ...def }));
 }
