@@ -35,8 +35,17 @@ const URL_PARTS: Options = {
   allErrors: false,
 };
 
-/** A JSON body keeps its types: no coercion, and nothing removed from it. */
-const BODY: Options = { ...URL_PARTS, coerceTypes: false, removeAdditional: false };
+/**
+ * A JSON body keeps its types: no coercion, and nothing removed from it. The admin bodies are
+ * the configuration file's definitions, which put a length beside a `$ref` to a string type; as
+ * the configuration's own check, this ajv does not ask for the type to be repeated there.
+ */
+const BODY: Options = {
+  ...URL_PARTS,
+  coerceTypes: false,
+  removeAdditional: false,
+  strictTypes: false,
+};
 
 /**
  * Formats the document names for its readers and schemathesis; the route checks them itself
