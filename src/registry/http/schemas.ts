@@ -16,10 +16,24 @@ const PROBLEM_WHEN = {
 
 export type ProblemStatus = keyof typeof PROBLEM_WHEN;
 
+/** Headers a problem of a status carries besides its body. */
+const PROBLEM_HEADERS: Partial<Record<ProblemStatus, Record<string, object>>> = {
+  401: {
+    "www-authenticate": {
+      type: "string",
+      description: "The Bearer challenge, naming why the token was refused.",
+    },
+  },
+  503: {
+    "retry-after": { type: "string", description: "Seconds to wait before retrying." },
+  },
+};
+
 /** A problem answer: always application/problem+json (RFC 9457, see problem.ts). */
-function problemResponse(description: string) {
+function problemResponse(description: string, headers?: Record<string, object>) {
   return {
     description,
+    ...(headers !== undefined ? { headers } : {}),
     content: { "application/problem+json": { schema: { $ref: "Problem#" } } },
   } as const;
 }
@@ -29,7 +43,9 @@ export const ERR = problemResponse("A problem (RFC 9457).");
 
 /** The problem answers of these statuses, each with the reason it is sent. */
 export function problems(...statuses: ProblemStatus[]): Record<number, typeof ERR> {
-  return Object.fromEntries(statuses.map((s) => [s, problemResponse(PROBLEM_WHEN[s])]));
+  return Object.fromEntries(
+    statuses.map((s) => [s, problemResponse(PROBLEM_WHEN[s], PROBLEM_HEADERS[s])]),
+  );
 }
 
 /**
