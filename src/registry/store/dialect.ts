@@ -31,8 +31,12 @@ export interface Dialect {
   view(sourceCount: number): string;
   /** An aggregate collecting `expr` of a group into a list (decoded by `decodeJson`). */
   listAgg(expr: string): string;
-  /** A table `l(n, v)` zipping the list parameters `names` and `values`. */
-  zip(names: string, values: string): string;
+  /**
+   * Marks staged rows latest: those of sync $1 whose name and version are at the same place in
+   * the lists $2 (names) and $3 (versions). The lists are a batch; the statement's cost must
+   * follow the batch, not the staging table (see each dialect).
+   */
+  markStagedLatest: string;
   /**
    * Serializes the transaction `tx` with every other one taking the same key, across replicas
    * sharing the database, until it ends.

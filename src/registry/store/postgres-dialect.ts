@@ -19,7 +19,9 @@ export const postgresDialect: Dialect = {
         AND array_position($1::text[], p.source::text) < array_position($1::text[], e.source::text))`;
   },
   listAgg: (expr) => `array_agg(${expr})`,
-  zip: (names, values) => `unnest(${names}::text[], ${values}::text[]) AS l(n, v)`,
+  markStagedLatest: `UPDATE entries_staging AS st SET is_latest = true
+    FROM unnest($2::text[], $3::text[]) AS l(n, v)
+    WHERE st.sync_id = $1 AND st.name = l.n AND st.version = l.v`,
   async lock(tx, key) {
     // Its own statement: a statement's snapshot predates a lock it waits for.
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [key]);

@@ -73,12 +73,7 @@ async function markStagedLatest(s: StoreAccess, syncId: string): Promise<void> {
         versions.push(l);
       }
     }
-    await s.db.query(
-      `UPDATE entries_staging AS st SET is_latest = true
-         FROM ${s.sql.zip("$2", "$3")}
-         WHERE st.sync_id = $1 AND st.name = l.n AND st.version = l.v`,
-      [syncId, names, versions],
-    );
+    await s.db.query(s.sql.markStagedLatest, [syncId, names, versions]);
     lastName = pairs.rows[pairs.rows.length - 1]?.name ?? lastName;
   }
 }
