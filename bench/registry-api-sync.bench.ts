@@ -1,7 +1,8 @@
-// (b) An `api` source syncing 100,000 servers from a local upstream-shaped registry (run in a
-// child process so that only the registry server's memory is measured): sync time and the
-// server's peak RSS (target < 300 MB: the sync streams pages into the store in batches of 250
-// rows, each entry kept only as its row text).
+// (b) An `api` source syncing 200,000 versions of 52,000 servers (the size of the official
+// production registry) from a local upstream-shaped registry (run in a child process so that
+// only the registry server's memory is measured): sync time and the server's peak RSS (target
+// < 300 MB: the sync streams pages into the store in batches of 250 rows, each entry kept only
+// as its row text). BENCH_API_COUNT and BENCH_API_NAMES change the sizes.
 import { fork } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -10,9 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fetchApiPages } from "../src/registry/sources/fetch.js";
 import { findPostgresBin, startPostgres, type PostgresServer } from "../test/support/postgres.js";
-import { generatedServer, line, peakRssMb, spawnRegistry } from "./registry-common.js";
+import { generatedVersion, line, peakRssMb, spawnRegistry } from "./registry-common.js";
 
-const COUNT = Number(process.env.BENCH_API_COUNT ?? 100_000);
+const COUNT = Number(process.env.BENCH_API_COUNT ?? 200_000);
+const NAMES = Math.min(Number(process.env.BENCH_API_NAMES ?? 52_000), COUNT);
 
 if (process.argv[2] === "serve-upstream") {
   const server = createServer((req, res) => {
@@ -26,13 +28,13 @@ if (process.argv[2] === "serve-upstream") {
     const servers = [];
     for (let i = start; i < Math.min(start + limit, COUNT); i++) {
       servers.push({
-        server: generatedServer(i),
+        server: generatedVersion(i, NAMES),
         _meta: {
           "io.modelcontextprotocol.registry/official": {
             status: "active",
             publishedAt: "2025-01-01T00:00:00Z",
             updatedAt: "2025-01-01T00:00:00Z",
-            isLatest: true,
+            isLatest: i + NAMES >= COUNT,
           },
         },
       });
@@ -79,7 +81,7 @@ async function syncOnce(endpoint: string, store: string, database: string, floor
       Number(syncS.toFixed(1)),
       "s",
       syncS / floorS,
-      `${COUNT} servers from an upstream API in pages of 100, server start included; ratio = ours / bare paging ${floorS.toFixed(1)} s`,
+      `${COUNT} versions of ${NAMES} servers from an upstream API in pages of 100, server start included; ratio = ours / bare paging ${floorS.toFixed(1)} s`,
     );
     line(
       `registry-api-sync-peak-rss-${store}`,

@@ -1,7 +1,7 @@
 // Shared parts of the registry benchmarks: generated catalogs, servers from config text (in
 // process, or the real command in its own process), peak RSS and an autocannon run.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { pino } from "pino";
@@ -31,6 +31,49 @@ export function generatedServer(i: number): Record<string, unknown> {
       },
     },
   };
+}
+
+/**
+ * Version `i` of a catalog of `count` versions over `names` names: versions 0 to names-1 are
+ * generatedServer's (one per name), each further round of names a newer release of each.
+ */
+export function generatedVersion(i: number, names: number): Record<string, unknown> {
+  const server = generatedServer(i % names);
+  const release = Math.floor(i / names);
+  return release === 0 ? server : { ...server, version: `${1 + release}.${i % 7}.0` };
+}
+
+/**
+ * Writes `count` generated versions over `names` names as an upstream-format registry file
+ * and, when `seed` is given, as the official registry's seed (an array of server.json), a
+ * thousand servers at a time so that 200,000 never sit in memory at once.
+ */
+export function writeVersionCatalog(
+  path: string,
+  count: number,
+  names: number,
+  seed?: string,
+): void {
+  const files = [
+    {
+      fd: openSync(path, "w"),
+      open: '{"version":"1.0.0","meta":{},"data":{"servers":[',
+      close: "]}}",
+    },
+    ...(seed !== undefined ? [{ fd: openSync(seed, "w"), open: "[", close: "]" }] : []),
+  ];
+  for (const f of files) writeSync(f.fd, f.open);
+  for (let i = 0; i < count; i += 1000) {
+    const chunk: string[] = [];
+    for (let j = i; j < Math.min(i + 1000, count); j++) {
+      chunk.push(JSON.stringify(generatedVersion(j, names)));
+    }
+    for (const f of files) writeSync(f.fd, `${i === 0 ? "" : ","}${chunk.join(",")}`);
+  }
+  for (const f of files) {
+    writeSync(f.fd, f.close);
+    closeSync(f.fd);
+  }
 }
 
 /** Writes an upstream-format registry file of `count` generated servers. */
