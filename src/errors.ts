@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   ERR_INTERNAL: { status: 500, title: "Internal server error" },
   ERR_SYNC_FAILED: { status: 502, title: "Source could not be synced" },
   ERR_STORE_UNAVAILABLE: { status: 503, title: "Store unavailable" },
+  ERR_SHUTTING_DOWN: { status: 503, title: "Server shutting down" },
   // Outgoing HTTP (source fetches, identity providers)
   ERR_OUTGOING_HTTP: {
     status: 502,

@@ -24,6 +24,7 @@ const METADATA_SCHEMA = {
     },
     400: PROBLEM,
     404: PROBLEM,
+    503: PROBLEM,
   },
 };
 
@@ -40,6 +41,8 @@ const ME_SCHEMA = {
     },
     400: PROBLEM,
     401: PROBLEM,
+    502: PROBLEM,
+    503: PROBLEM,
   },
 };
 

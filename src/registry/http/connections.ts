@@ -1,7 +1,9 @@
-// How answers leave with their connections: closed while shutting down, and kept (with the
-// rest of the body read and dropped) after a body refused before it was read.
+// How answers leave with their connections: closed while shutting down (and a request that
+// arrives then refused 503), and kept (with the rest of the body read and dropped) after a body
+// refused before it was read.
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { IncomingMessage } from "node:http";
+import { McpfleetError } from "../../errors.js";
 import { serverWide } from "./server-wide.js";
 
 /** Most bytes of a refused body read and dropped so that its sender can read the answer. */
@@ -32,6 +34,18 @@ export const connections: FastifyPluginAsync = serverWide(async (app) => {
   app.addHook("preClose", (done) => {
     closing = true;
     done();
+  });
+  // A request that arrives while the server closes (on a kept-alive connection) is not served:
+  // its client retries elsewhere.
+  app.addHook("onRequest", (_req, _reply, done) => {
+    done(
+      closing
+        ? new McpfleetError(
+            "ERR_SHUTTING_DOWN",
+            "the server is shutting down; retry (another replica answers)",
+          )
+        : undefined,
+    );
   });
   app.addHook("onSend", async (req, reply, payload) => {
     if (closing) reply.header("connection", "close");

@@ -20,8 +20,9 @@ const pub = { tags: ["public"] };
 
 const OK = { type: "object", properties: { status: { type: "string", const: "ok" } } };
 
-// A public route answers only a URL it cannot take (a NUL, bad percent-encoding) with 400.
-const BAD_URL = problems(400);
+// A public route refuses only a URL it cannot take (a NUL, bad percent-encoding) with 400, and
+// any request while the server shuts down with 503.
+const BAD_URL = problems(400, 503);
 
 const HEALTH_SCHEMA = { ...pub, summary: "Liveness probe", response: { 200: OK, ...BAD_URL } };
 
@@ -38,8 +39,19 @@ const READINESS_SCHEMA = {
     "200 when the store answers and the synced sources have completed their first sync attempt after start-up (or the first-sync deadline has passed; sources created later do not close the gate again); else 503 with Retry-After. The reason is in the server's log, not in the answer.",
   response: {
     200: { type: "object", properties: { status: { type: "string", const: "ready" } } },
-    503: { type: "object", properties: { status: { type: "string", const: "not ready" } } },
     ...BAD_URL,
+    503: {
+      description: "Not ready (JSON), or shutting down (a problem).",
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            properties: { status: { type: "string", const: "not ready" } },
+          },
+        },
+        "application/problem+json": { schema: { $ref: "Problem#" } },
+      },
+    },
   },
 };
 
@@ -66,7 +78,7 @@ const METRICS_SCHEMA = {
   description:
     "In oauth mode a token is needed unless auth.publicPaths lists /metrics (401 without).",
   produces: ["text/plain"],
-  response: { 200: { type: "string" }, ...problems(400, 401, 502) },
+  response: { 200: { type: "string" }, ...problems(400, 401, 502, 503) },
 };
 
 const OPENAPI_SCHEMA = {

@@ -11,7 +11,7 @@ const PROBLEM_WHEN = {
   413: "The body exceeds the server's bodyLimit (or _meta its size limit).",
   415: "The body is not application/json.",
   502: "The identity provider could not be asked about the token (oauth mode).",
-  503: "The store is unavailable; retry after Retry-After.",
+  503: "The store is unavailable, or the server is shutting down; retry (after Retry-After).",
 } as const;
 
 export type ProblemStatus = keyof typeof PROBLEM_WHEN;

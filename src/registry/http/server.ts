@@ -69,7 +69,9 @@ function newFastify(opts: HttpOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit,
     requestTimeout: opts.requestTimeoutMs,
-    return503OnClosing: true,
+    // While closing, a request on a kept-alive connection is answered 503 by connections.ts, as
+    // a problem like every other error (Fastify's own answer is a JSON body of its own shape).
+    return503OnClosing: false,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // The routes of every mount share their compiled schemas (see compile-once.ts).
