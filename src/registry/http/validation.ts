@@ -59,7 +59,13 @@ export const OWN_FORMATS = ["mcpfleet-cursor"] as const;
  * `ajv.onCreate`.
  */
 export function requestValidators(): FastifyValidatorFactory {
+  // One compiler per set of shared schemas and options, as Fastify's default pools them: Fastify
+  // asks every plugin context for a compiler, and one each would compile every schema again.
+  const pool = new Map<string, RouteValidator>();
   const factory: ValidatorFactory = (externalSchemas, serverAjv) => {
+    const key = JSON.stringify([externalSchemas ?? {}, serverAjv?.customOptions ?? {}]);
+    const pooled = pool.get(key);
+    if (pooled !== undefined) return pooled;
     const make = (options: Options): Ajv => {
       const AjvClass = (require("ajv") as { Ajv: new (o: Options) => Ajv }).Ajv;
       const ajv = new AjvClass({ ...options, ...serverAjv?.customOptions });
@@ -71,12 +77,14 @@ export function requestValidators(): FastifyValidatorFactory {
     };
     let url: Ajv | undefined;
     let body: Ajv | undefined;
-    return ({ schema, httpPart }) => {
+    const compiler: RouteValidator = ({ schema, httpPart }) => {
       const ajv = httpPart === "body" ? (body ??= make(BODY)) : (url ??= make(URL_PARTS));
       const id = (schema as { $id?: unknown }).$id;
       const stored = typeof id === "string" ? ajv.getSchema(id) : undefined;
       return stored ?? ajv.compile(schema as object);
     };
+    pool.set(key, compiler);
+    return compiler;
   };
   // Fastify's type has the compiler take a schema; it is called with the route (schema, httpPart).
   return factory as unknown as FastifyValidatorFactory;
