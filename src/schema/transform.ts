@@ -8,9 +8,14 @@ export const DURATION_PATTERN = "^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$";
  * A copy of a schema in which every object that declares `properties` (and neither
  * `additionalProperties` nor `x-kubernetes-preserve-unknown-fields`) rejects undeclared fields
  * through `unevaluatedProperties: false`. The validator reports those as unknown fields, which
- * the API server would prune. Inside `anyOf` branches nothing is added: a branch that fails for
- * an extra field would hide the real reason.
+ * the API server would prune. Inside the subschemas of an applicator (`anyOf`, `oneOf`, `allOf`,
+ * `not`, `if`/`then`/`else`) nothing is added: such a subschema sees the whole object, so it would
+ * refuse the fields its siblings declare (a server.json stdio transport with its `command`, an
+ * `if` about one field), and a branch that fails for an extra field would hide the real reason.
+ * The object around them still refuses what none of them evaluated.
  */
+const APPLICATORS = new Set(["anyOf", "oneOf", "allOf", "not", "if", "then", "else"]);
+
 export function markUnknownFields(schema: SchemaNode): SchemaNode {
   const visit = (node: unknown, inUnion: boolean): unknown => {
     if (Array.isArray(node)) return node.map((n) => visit(n, inUnion));
@@ -28,7 +33,7 @@ export function markUnknownFields(schema: SchemaNode): SchemaNode {
         for (const [name, sub] of Object.entries(value)) defs[name] = visit(sub, false);
         out[key] = defs;
       } else {
-        out[key] = visit(value, inUnion || key === "anyOf");
+        out[key] = visit(value, inUnion || APPLICATORS.has(key));
       }
     }
     const open =

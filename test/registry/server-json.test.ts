@@ -66,6 +66,18 @@ const VALID: Record<string, Record<string, unknown>> = {
       },
     ],
   },
+  "described named argument, stdio transport with more fields": {
+    ...base,
+    packages: [
+      {
+        ...npm,
+        transport: { type: "stdio", headers: [] },
+        runtimeArguments: [
+          { type: "named", name: "--port", description: "Port to listen on", isRequired: true },
+        ],
+      },
+    ],
+  },
   "http package": {
     ...base,
     packages: [
