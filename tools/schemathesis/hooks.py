@@ -57,36 +57,12 @@ def _without_nul(value):
     return value
 
 
-def _around_if_fault(body):
-    """The body with what the server's server.json check wrongly refuses left out (see below)."""
-    if not isinstance(body, dict):
-        return body
-    for holder in [body, body.get("server")]:
-        packages = holder.get("packages") if isinstance(holder, dict) else None
-        for package in packages if isinstance(packages, list) else []:
-            if not isinstance(package, dict):
-                continue
-            transport = package.get("transport")
-            if isinstance(transport, dict) and transport.get("type") == "stdio":
-                package["transport"] = {"type": "stdio"}
-            for key in ("packageArguments", "runtimeArguments"):
-                args = package.get(key)
-                if isinstance(args, list):
-                    package[key] = [a for a in args if not (isinstance(a, dict) and a.get("type") == "named")]
-    return body
-
-
 @schemathesis.hook
 def before_call(context, case, **kwargs):
     # The coverage phase spells some strings with U+0000 whatever allow-x00 says; a valid request
     # holds none (the document's description).
     if case.meta is not None and case.meta.generation.mode == GenerationMode.POSITIVE:
         case.body = _without_nul(case.body)
-        # The server's server.json check takes the `else` branch of an `if` on `type` whenever
-        # the object holds another field (its unknown-field check reaches into the `if`): a
-        # `named` argument with its name, a stdio transport with headers. A fault of the check,
-        # not of the document: valid bodies are sent without those until it is mended.
-        case.body = _around_if_fault(case.body)
     query = case.query or {}
     cursor = query.get("cursor")
     # A cursor of the cursor's spelling that the server never issued is refused like any other:
