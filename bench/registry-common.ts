@@ -82,6 +82,23 @@ export function writeCatalog(path: string, count: number): void {
   writeFileSync(path, JSON.stringify({ version: "1.0.0", meta: {}, data: { servers } }));
 }
 
+/**
+ * A configuration serving the one source `catalog` (the file catalog.json unless `source` says
+ * otherwise) as the registry `default`, anonymous, on the store `database` describes.
+ */
+export function catalogConfig(database = "", source = "file: { path: catalog.json }"): string {
+  return `sources:
+  - name: catalog
+    ${source}
+    syncPolicy: { interval: 1h }
+registries:
+  - name: default
+    sources: [catalog]
+auth: { mode: anonymous }
+${database}
+`;
+}
+
 export async function startFromYaml(yaml: string, dir: string): Promise<RegistryServer> {
   const path = join(dir, "config.yaml");
   writeFileSync(path, yaml);

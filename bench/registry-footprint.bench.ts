@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  catalogConfig,
   generatedServer,
   line,
   load,
@@ -134,19 +135,7 @@ async function main(): Promise<void> {
   writeFileSync(bare, BARE);
   writeCatalog(join(dir, "catalog.json"), ENTRIES);
   const big = join(dir, "config.yaml");
-  writeFileSync(
-    big,
-    `sources:
-  - name: catalog
-    file: { path: catalog.json }
-    syncPolicy: { interval: 1h }
-registries:
-  - name: default
-    sources: [catalog]
-auth: { mode: anonymous }
-database: { embedded: {} }
-`,
-  );
+  writeFileSync(big, catalogConfig("database: { embedded: {} }"));
   const r = {
     bareReady: [] as number[],
     ready: [] as number[],

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import Fastify from "fastify";
 import { findPostgresBin, startPostgres, type PostgresServer } from "../test/support/postgres.js";
 import {
+  catalogConfig,
   line,
   load,
   mean,
@@ -59,20 +60,7 @@ async function bareFloor(bodyFile: string): Promise<{ url: string; close: () => 
 
 async function run(dir: string, store: string, database: string): Promise<void> {
   const config = join(dir, `config-${store}.yaml`);
-  writeFileSync(
-    config,
-    `
-sources:
-  - name: catalog
-    file: { path: catalog.json }
-    syncPolicy: { interval: 1h }
-registries:
-  - name: default
-    sources: [catalog]
-auth: { mode: anonymous }
-${database}
-`,
-  );
+  writeFileSync(config, catalogConfig(database));
   const server = await spawnRegistry(config);
   try {
     await waitReady(server.url);

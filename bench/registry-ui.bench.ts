@@ -9,7 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PAGE_SIZE } from "../src/registry/ui/catalog.js";
-import { line, load, spawnRegistry, waitReady, writeCatalog } from "./registry-common.js";
+import {
+  catalogConfig,
+  line,
+  load,
+  spawnRegistry,
+  waitReady,
+  writeCatalog,
+} from "./registry-common.js";
 
 const ENTRIES = 10_000;
 const SAMPLES = 400;
@@ -45,18 +52,7 @@ const dir = mkdtempSync(join(tmpdir(), "mcpfleet-bench-ui-"));
 try {
   writeCatalog(join(dir, "catalog.json"), ENTRIES);
   const config = join(dir, "config.yaml");
-  writeFileSync(
-    config,
-    `sources:
-  - name: catalog
-    file: { path: catalog.json }
-    syncPolicy: { interval: 1h }
-registries:
-  - name: default
-    sources: [catalog]
-auth: { mode: anonymous }
-`,
-  );
+  writeFileSync(config, catalogConfig());
   const server = await spawnRegistry(config);
   try {
     await waitReady(server.url);

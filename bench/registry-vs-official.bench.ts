@@ -29,6 +29,7 @@ import {
 } from "../test/support/official-registry.js";
 import { findPostgresBin, startPostgres, type PostgresServer } from "../test/support/postgres.js";
 import {
+  catalogConfig,
   generatedVersion,
   line,
   load,
@@ -176,20 +177,7 @@ async function startOurs(
   source: string,
 ): Promise<Ours> {
   const config = join(dir, `config-${store}.yaml`);
-  writeFileSync(
-    config,
-    `
-sources:
-  - name: catalog
-    ${source}
-    syncPolicy: { interval: 1h }
-registries:
-  - name: default
-    sources: [catalog]
-auth: { mode: anonymous }
-${database}
-`,
-  );
+  writeFileSync(config, catalogConfig(database, source));
   const t = performance.now();
   const p = await spawnRegistry(config);
   try {
