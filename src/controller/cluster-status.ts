@@ -245,11 +245,7 @@ export class ResourceStatusWriter {
    * Stalled and Reconciling are merged in and Ready and the others stay as they are, without
    * reading each resource first.
    */
-  async stalled(
-    resources: readonly ResourceRef[],
-    reason: string,
-    failure: string,
-  ): Promise<void> {
+  async stalled(resources: readonly ResourceRef[], reason: string, failure: string): Promise<void> {
     // Every resource carries it: a long failure is cut, so statuses stay small.
     const message = clipBytes(failure, STALLED_MESSAGE_BYTES);
     const hash = contentHash({ reason, message });
