@@ -5,7 +5,7 @@
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import type { Claims } from "../config/types.js";
 import { entryClaimsOf, publishedEntry } from "../formats/publish.js";
-import type { StoredEntry } from "../store/store.js";
+import type { SourceRecord, StoredEntry } from "../store/store.js";
 import { loadAuthorized, REGISTRY, SOURCE, type RouteContext } from "./context.js";
 import { authorizeWrite, manageableVersions, publishInto, serverManagedSource } from "./managed.js";
 import { fail } from "./problem.js";
@@ -85,6 +85,19 @@ function serverType(type: string): void {
   if (type !== "server") {
     fail("ERR_INVALID_PARAMETER", `only server entries are kept here, not ${type} entries`);
   }
+}
+
+/**
+ * What every route on one server entry starts with: the caller may manage entries, the entry is
+ * of the one type kept, and the managed source they live in.
+ */
+async function managedServerEntries(
+  ctx: RouteContext,
+  req: FastifyRequest<{ Params: { type: string } }>,
+): Promise<SourceRecord> {
+  ctx.authorizer.authorize(req.principal, { kind: "manageEntries" });
+  serverType(req.params.type);
+  return serverManagedSource(ctx);
 }
 
 /** Every entry a list of sources serves (deleted versions too), read a batch at a time. */
@@ -230,9 +243,7 @@ async function deleteEntryVersion(
   req: FastifyRequest<EntryVersionRoute>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  ctx.authorizer.authorize(req.principal, { kind: "manageEntries" });
-  serverType(req.params.type);
-  const managed = await serverManagedSource(ctx);
+  const managed = await managedServerEntries(ctx, req);
   const { name, version } = req.params;
   await manageableVersions(ctx, req.principal, managed, name, version);
   if (!(await ctx.store.deleteVersion(managed.name, name, version))) {
@@ -242,9 +253,7 @@ async function deleteEntryVersion(
 }
 
 async function getEntryClaims(ctx: RouteContext, req: FastifyRequest<EntryNameRoute>) {
-  ctx.authorizer.authorize(req.principal, { kind: "manageEntries" });
-  serverType(req.params.type);
-  const managed = await serverManagedSource(ctx);
+  const managed = await managedServerEntries(ctx, req);
   const [first] = await manageableVersions(ctx, req.principal, managed, req.params.name);
   return { claims: first?.claims ?? {} };
 }
@@ -254,9 +263,7 @@ async function putEntryClaims(
   req: FastifyRequest<ClaimsRoute>,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  ctx.authorizer.authorize(req.principal, { kind: "manageEntries" });
-  serverType(req.params.type);
-  const managed = await serverManagedSource(ctx);
+  const managed = await managedServerEntries(ctx, req);
   await manageableVersions(ctx, req.principal, managed, req.params.name);
   const claims = entryClaimsOf(req.body.claims);
   authorizeWrite(ctx, req.principal, managed, undefined, claims);
