@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, startApiProxy } from "../support/cluster/proxy.js";
-import { EXAMPLES, commitFiles, exampleRepo, gitCmd } from "../controller/helpers.js";
+import {
+  EXAMPLES,
+  commitDebugLogLevel,
+  commitFiles,
+  exampleRepo,
+  gitCmd,
+} from "../controller/helpers.js";
 import { harness, reportPodReady, testNamespace, until } from "./controller-harness.js";
 import { kubectl } from "./helpers.js";
 import type { LiveCondition } from "../../src/controller/conditions.js";
@@ -129,17 +135,7 @@ describe.skipIf(noCluster())("cluster target on the API server: apply and no-op"
 
     // A spec change bumps the generation; status says it was seen.
     const before = (await h.get("MCPServer", "fetch"))?.metadata.generation ?? 0;
-    const file = join(repo.dir, "fleet", "mcpserver-streamable-http.yaml");
-    commitFiles(
-      repo.dir,
-      {
-        "fleet/mcpserver-streamable-http.yaml": readFileSync(file, "utf8").replace(
-          "value: info",
-          "value: debug",
-        ),
-      },
-      "debug",
-    );
+    commitDebugLogLevel(repo.dir);
     expect((await h.reconciler.sync()).kind).toBe("applied");
     const after = await h.get("MCPServer", "fetch");
     expect(after?.metadata.generation).toBe(before + 1);
@@ -369,17 +365,7 @@ describe.skipIf(noCluster())(
         },
         { fieldManager: "kubectl-create" },
       );
-      const file = join(repoDir, "fleet", "mcpserver-streamable-http.yaml");
-      commitFiles(
-        repoDir,
-        {
-          "fleet/mcpserver-streamable-http.yaml": readFileSync(file, "utf8").replace(
-            "value: info",
-            "value: debug",
-          ),
-        },
-        "debug logs",
-      );
+      commitDebugLogLevel(repoDir);
     }
 
     it("reports a selector change clearly without --force-recreate", async () => {

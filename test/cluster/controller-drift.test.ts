@@ -2,12 +2,10 @@
 // recording proxy: a restarted controller and a drift-correction cycle read the live objects a
 // kind at a time and apply only what was changed by hand or deleted (and a restart writes no
 // status that is already up to date); a changed desired object is applied as before.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, startApiProxy } from "../support/cluster/proxy.js";
-import { commitFiles, exampleRepo } from "../controller/helpers.js";
+import { commitDebugLogLevel, exampleRepo } from "../controller/helpers.js";
 import { harness, testNamespace } from "./controller-harness.js";
 
 let proxy: ApiProxy;
@@ -89,17 +87,7 @@ describe.skipIf(noCluster())("cluster target on the API server: drift check", ()
     expect(applies()).toEqual([]);
 
     // A changed desired object is applied, drift check or not.
-    const file = join(repo.dir, "fleet", "mcpserver-streamable-http.yaml");
-    commitFiles(
-      repo.dir,
-      {
-        "fleet/mcpserver-streamable-http.yaml": readFileSync(file, "utf8").replace(
-          "value: info",
-          "value: debug",
-        ),
-      },
-      "debug",
-    );
+    commitDebugLogLevel(repo.dir);
     proxy.resetRequests();
     expect((await h.reconciler.sync()).kind).toBe("applied");
     expect(applies()).toContain(

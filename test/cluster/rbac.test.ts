@@ -3,7 +3,7 @@
 // an immutable field, events, Lease) is never refused, and every permission of the role is either
 // used by a request of that cycle or needed to create the Roles synth renders (Kubernetes lets
 // nobody grant a permission they do not hold).
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
@@ -12,7 +12,7 @@ import type { KubeClient } from "../../src/infra/kube/client.js";
 import { crdObjects, controllerRules } from "../../src/synth/install.js";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
 import { type ApiProxy, type ProxiedRequest, startApiProxy } from "../support/cluster/proxy.js";
-import { commitFiles, exampleRepo } from "../controller/helpers.js";
+import { commitDebugLogLevel, commitFiles, exampleRepo } from "../controller/helpers.js";
 import { harness, testNamespace, until } from "./controller-harness.js";
 import { client, installCrds } from "./helpers.js";
 
@@ -153,17 +153,7 @@ describe.skipIf(noCluster())("the controller's ClusterRole", () => {
         },
       },
     });
-    const file = join(repo.dir, "fleet", "mcpserver-streamable-http.yaml");
-    commitFiles(
-      repo.dir,
-      {
-        "fleet/mcpserver-streamable-http.yaml": readFileSync(file, "utf8").replace(
-          "value: info",
-          "value: debug",
-        ),
-      },
-      "debug logs",
-    );
+    commitDebugLogLevel(repo.dir);
     rmSync(join(repo.dir, "fleet", "mcpserver-sse.yaml"));
     commitFiles(repo.dir, {}, "remove the sse server");
     const last = await h.reconciler.sync();

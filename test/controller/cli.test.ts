@@ -14,7 +14,7 @@ import {
   startGitServer,
   type GitServer,
 } from "../support/git-server.js";
-import { commitFiles, exampleRepo, snapshot, tmp } from "./helpers.js";
+import { commitFiles, dirTargetArgs, exampleRepo, snapshot, tmp } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const run = promisify(execFile);
@@ -151,18 +151,7 @@ describe("mcpfleet controller --once --target dir:PATH", () => {
   it("renders a file:// repository made from the examples through the real CLI", async () => {
     const repo = exampleRepo();
     const out = join(tmp("cli"), "out");
-    const args = [
-      "controller",
-      "--once",
-      "--target",
-      `dir:${out}`,
-      "--repo",
-      pathToFileURL(repo.dir).href,
-      "--path",
-      "fleet",
-      "--cache-dir",
-      tmp("cache"),
-    ];
+    const args = ["controller", "--once", ...dirTargetArgs(repo.dir, out, tmp("cache"))];
     const first = await mcpfleet(args);
     expect(first.stderr).not.toMatch(/^error/m);
     expect(first.code).toBe(0);

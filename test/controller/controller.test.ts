@@ -1,27 +1,16 @@
 // The Controller as a library: one options object, runOnce, and start/stop owning every component
 // (the schedule, the HTTP server, the Git source), with the logger it was given.
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseControllerArgs } from "../../src/cli/controller.js";
 import { Controller, type ControllerOptions } from "../../src/controller/controller.js";
 import { textLogger } from "../../src/controller/logger.js";
-import { exampleRepo, snapshot, tmp } from "./helpers.js";
+import { dirTargetArgs, exampleRepo, snapshot, tmp } from "./helpers.js";
 
 function options(extra: string[]): { opts: ControllerOptions; out: string; lines: string[] } {
   const repo = exampleRepo();
   const out = join(tmp("out"), "rendered");
-  const config = parseControllerArgs([
-    "--target",
-    `dir:${out}`,
-    "--repo",
-    pathToFileURL(repo.dir).href,
-    "--path",
-    "fleet",
-    "--cache-dir",
-    tmp("cache"),
-    ...extra,
-  ]);
+  const config = parseControllerArgs([...dirTargetArgs(repo.dir, out, tmp("cache")), ...extra]);
   if (config === undefined) throw new Error("no config");
   const lines: string[] = [];
   const push = (l: string) => void lines.push(l);

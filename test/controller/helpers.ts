@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll } from "vitest";
 import { commitFiles, gitCmd, makeRepo } from "../support/git-server.js";
 
@@ -31,6 +32,30 @@ export function exampleRepo(): { dir: string; head: string } {
 }
 
 export { commitFiles, gitCmd };
+
+/**
+ * Commits a change of the example fetch server's log level (info to debug) to a repository made
+ * by exampleRepo(): a new revision that changes one rendered object. Returns the commit.
+ */
+export function commitDebugLogLevel(dir: string): string {
+  const path = "fleet/mcpserver-streamable-http.yaml";
+  const text = readFileSync(join(dir, path), "utf8").replace("value: info", "value: debug");
+  return commitFiles(dir, { [path]: text }, "debug");
+}
+
+/** `controller` arguments that render a repository's `fleet/` into a directory. */
+export function dirTargetArgs(repoDir: string, out: string, cacheDir: string): string[] {
+  return [
+    "--target",
+    `dir:${out}`,
+    "--repo",
+    pathToFileURL(repoDir).href,
+    "--path",
+    "fleet",
+    "--cache-dir",
+    cacheDir,
+  ];
+}
 
 /** Every file of a directory tree, by relative path. */
 export function snapshot(dir: string, prefix = ""): Record<string, string> {
