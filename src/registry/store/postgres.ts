@@ -81,6 +81,13 @@ class ClosingClient extends pg.Client {
   }
 }
 
+/**
+ * Distinct statements given a name (prepared once per connection, then only bound and run):
+ * the store's statements are a fixed set of texts, so this bound is never reached in practice;
+ * past it a statement runs unnamed, parsed and planned each time.
+ */
+const MAX_NAMED_STATEMENTS = 500;
+
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
@@ -89,6 +96,8 @@ export class PostgresDb implements Db {
   readonly driver = "postgres" as const;
   readonly dialect = postgresDialect;
   private readonly pool: pg.Pool;
+  /** Statement names by SQL text (see statementName). */
+  private readonly names = new Map<string, string>();
 
   constructor(private readonly opts: PostgresOptions) {
     this.pool = new pg.Pool({
@@ -124,10 +133,29 @@ export class PostgresDb implements Db {
     );
   }
 
+  /**
+   * The name a statement with parameters is prepared under on each connection: PostgreSQL
+   * then parses it once per connection and reuses its plan where that costs no more, where an
+   * unnamed statement is parsed and planned again on every call (planning a search took longer
+   * than running it). Statements without parameters (DDL, housekeeping) stay unnamed.
+   */
+  private statementName(sql: string, params: unknown[] | undefined): string | undefined {
+    if (params === undefined || params.length === 0) return undefined;
+    let name = this.names.get(sql);
+    if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS) {
+      name = `mcpfleet_${this.names.size}`;
+      this.names.set(sql, name);
+    }
+    return name;
+  }
+
   async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
     let r: pg.QueryResult;
     try {
-      r = await this.pool.query(sql, params);
+      const name = this.statementName(sql, params);
+      r = await this.pool.query(
+        name === undefined ? { text: sql, values: params } : { name, text: sql, values: params },
+      );
     } catch (err) {
       throw this.explain(err, this.opts.user);
     }
