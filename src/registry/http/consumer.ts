@@ -213,6 +213,12 @@ async function getVersion(
   const hit = opts.views.get(key);
   if (hit !== undefined) return sendCached(req, reply, hit.body, hit.etag, scope);
   const generation = opts.store.generation;
+  // The one row asked for, when the caller may see it; otherwise the name's versions decide
+  // which error to give (or which visible version is the latest for this caller).
+  const row = await opts.store.getVersion(reg.sources, name, version);
+  if (row !== undefined && opts.authorizer.entryVisible(req.principal, row.claims)) {
+    return cacheAndSend(opts, req, reply, { key, generation, scope }, itemOf(row));
+  }
   // A pinned client reads its exact version whatever its status (it learns it is deleted);
   // `latest` is never a deleted version.
   const list = visible(

@@ -60,6 +60,27 @@ export async function listVersions(
   return r.rows.map(toEntry).sort((a, b) => compareVersions(b.version, a.version));
 }
 
+/**
+ * One version of a name in a registry view, or `latest` (the version marked latest, never a
+ * deleted one): a single row through the (name, version) index. Undefined when there is no such
+ * row (the caller tells an unknown name from an unknown version).
+ */
+export async function getVersion(
+  s: StoreAccess,
+  sources: string[],
+  name: string,
+  version: string,
+): Promise<StoredEntry | undefined> {
+  const which = version === "latest" ? `e.is_latest AND e.status <> 'deleted'` : `e.version = $3`;
+  const r = await s.db.query(
+    `SELECT ${ENTRY_COLUMNS} FROM entries e
+       WHERE e.name = $2 AND ${which} AND ${s.sql.view(sources.length)}`,
+    version === "latest" ? [sources, name] : [sources, name, version],
+  );
+  const row = r.rows[0];
+  return row === undefined ? undefined : toEntry(row);
+}
+
 export async function countEntries(s: StoreAccess, source: string): Promise<number> {
   const r = await s.db.query<{ n: string | number }>(
     `SELECT count(*) AS n FROM entries WHERE source = $1`,

@@ -245,6 +245,15 @@ export class Store implements StoreAccess {
     return entries.listVersions(this, sourceNames, name, q);
   }
 
+  /** One version of a name in a registry view, or its latest; see entries.getVersion. */
+  getVersion(
+    sourceNames: string[],
+    name: string,
+    version: string,
+  ): Promise<StoredEntry | undefined> {
+    return entries.getVersion(this, sourceNames, name, version);
+  }
+
   countEntries(source: string): Promise<number> {
     return entries.countEntries(this, source);
   }
