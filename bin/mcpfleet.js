@@ -18,4 +18,8 @@ if (older >= 0 && found[older] < FLOOR[older]) {
 // it). NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_COMPILE_CACHE=DIR moves it.
 const { default: nodeModule } = await import("node:module");
 nodeModule.enableCompileCache?.();
+// `validate` on a large input starts again with less memory; every validate run holds V8's
+// young generation small while the CLI loads (src/cli/validate-launch.ts).
+const { prepareValidate } = await import("../build/src/cli/validate-launch.js");
+prepareValidate(process.argv.slice(2));
 await import("../build/src/cli/main.js");

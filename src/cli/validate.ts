@@ -16,6 +16,7 @@ import {
   type Report,
 } from "../validate/index.js";
 import { resourceLabel } from "../validate/resource.js";
+import { holdYoungGeneration, youngGenerationCap } from "../validate/young-generation.js";
 import { loadPaths } from "../synth/load.js";
 import type { Resource } from "../synth/model.js";
 
@@ -144,6 +145,8 @@ async function validateInputs(
   notices: string[],
 ): Promise<Report> {
   const progress = progressLine(process.stderr);
+  // Let grow per file up to its cap, then held, through the synthesis check too.
+  const capYoungGeneration = youngGenerationCap();
   let loaded;
   try {
     loaded = await loadPaths(paths, {
@@ -158,12 +161,14 @@ async function validateInputs(
       rejectKinds: kindList(values.reject),
       onSkippedDir: (dir) => notices.push(skippedDirNotice("validate", dir)),
       onProgress: (done, total) => {
+        capYoungGeneration();
         // A few files take less time than reading a progress line would.
         if (total >= PROGRESS_MIN_FILES) progress.update(`validate: ${done}/${total} files`);
       },
     });
   } finally {
     progress.done();
+    holdYoungGeneration();
   }
   // Synthesis needs the whole set: with references allowed to be missing, the input is a part.
   const synth = values.synth && !values["allow-missing-refs"] && !values["registry-config"];
