@@ -6,18 +6,18 @@
 // fetch's web streams cost several times the body in short-lived objects, which a sync of
 // thousands of pages turns into resident memory.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import {
-  request as plainRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-} from "node:http";
-import { request as tlsRequest } from "node:https";
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { McpfleetError, type ErrorCode } from "../errors.js";
 import { isPrivateAddress } from "./private-address.js";
+
+// node:http(s) as CommonJS modules: an ESM import of node:http builds its namespace, whose
+// WebSocket getters load all of Node's fetch implementation (undici, ~1 MB of source) into
+// every process that imports this module, sending a request or not.
+const builtinHttp = () => process.getBuiltinModule("node:http");
+const builtinHttps = () => process.getBuiltinModule("node:https");
 
 /** Why a request failed in the client rather than on the network. */
 export type OutgoingHttpFailure =
@@ -223,7 +223,7 @@ function open(
 ): Promise<IncomingMessage> {
   return new Promise<IncomingMessage>((resolve, reject) => {
     const secure = url.protocol === "https:";
-    const req = (secure ? tlsRequest : plainRequest)(
+    const req = (secure ? builtinHttps() : builtinHttp()).request(
       url,
       {
         method: opts.method ?? "GET",
