@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import type { Ajv, Options, ValidateFunction } from "ajv";
 import type { FastifyServerOptions } from "fastify";
+import type { DeferredCompiles } from "./compile-once.js";
 
 /** The server's `ajv` option, as Fastify hands it to a validator factory. */
 interface ServerAjvOptions {
@@ -58,7 +59,7 @@ export const OWN_FORMATS = ["mcpfleet-cursor"] as const;
  * URL's parts, one for bodies, each with the shared schemas, ajv-formats and the server's
  * `ajv.onCreate`.
  */
-export function requestValidators(): FastifyValidatorFactory {
+export function requestValidators(deferred: DeferredCompiles): FastifyValidatorFactory {
   // One compiler per set of shared schemas and options, as Fastify's default pools them: Fastify
   // asks every plugin context for a compiler, and one each would compile every schema again.
   const pool = new Map<string, RouteValidator>();
@@ -77,12 +78,13 @@ export function requestValidators(): FastifyValidatorFactory {
     };
     let url: Ajv | undefined;
     let body: Ajv | undefined;
-    const compiler: RouteValidator = ({ schema, httpPart }) => {
-      const ajv = httpPart === "body" ? (body ??= make(BODY)) : (url ??= make(URL_PARTS));
-      const id = (schema as { $id?: unknown }).$id;
-      const stored = typeof id === "string" ? ajv.getSchema(id) : undefined;
-      return stored ?? ajv.compile(schema as object);
-    };
+    const compiler: RouteValidator = ({ schema, httpPart }) =>
+      deferred.validator(() => {
+        const ajv = httpPart === "body" ? (body ??= make(BODY)) : (url ??= make(URL_PARTS));
+        const id = (schema as { $id?: unknown }).$id;
+        const stored = typeof id === "string" ? ajv.getSchema(id) : undefined;
+        return stored ?? ajv.compile(schema as object);
+      });
     pool.set(key, compiler);
     return compiler;
   };
