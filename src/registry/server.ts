@@ -8,7 +8,7 @@ import { pino, type Logger } from "pino";
 import { parseDuration } from "../duration.js";
 import type { KubeClient } from "../infra/kube/client.js";
 import { sourceKind, type LoadedConfig } from "./config/types.js";
-import { OAuthAuthorizer, oauthSettings } from "./auth/authorizer.js";
+import { oauthSettings } from "./auth/oauth-settings.js";
 import type { ValidationTuning } from "./auth/provider.js";
 import { AllowAllAuthorizer, type Authorizer } from "./http/auth.js";
 import { RegistryMetrics } from "./http/metrics.js";
@@ -42,17 +42,20 @@ export interface ServeSettings {
   firstSyncDeadlineMs?: number;
 }
 
-function chooseAuthorizer(
+async function chooseAuthorizer(
   loaded: LoadedConfig,
   log: Logger,
   tuning: Partial<ValidationTuning> | undefined,
-): Authorizer {
+): Promise<Authorizer> {
   const auth = loaded.config.auth;
   if (auth?.mode === "anonymous") return new AllowAllAuthorizer();
+  const settings = oauthSettings(auth, loaded.path);
   const skew = auth?.oauth?.clockSkew;
   const configured =
     typeof skew === "string" ? { clockSkewSeconds: parseDuration(skew) / 1000 } : {};
-  return new OAuthAuthorizer(oauthSettings(auth, loaded.path), auth?.authz, log, {
+  // Loaded in oauth mode only: token validation brings the JOSE library.
+  const { OAuthAuthorizer } = await import("./auth/authorizer.js");
+  return new OAuthAuthorizer(settings, auth?.authz, log, {
     ...configured,
     ...tuning,
   });
@@ -88,7 +91,8 @@ export class RegistryServer {
   static async start(loaded: LoadedConfig, settings: ServeSettings = {}): Promise<RegistryServer> {
     const log = settings.log ?? pino({ name: "mcpfleet-registry" });
     for (const w of loaded.warnings) log.warn(w);
-    const authorizer = settings.authorizer ?? chooseAuthorizer(loaded, log, settings.authTuning);
+    const authorizer =
+      settings.authorizer ?? (await chooseAuthorizer(loaded, log, settings.authTuning));
     if (loaded.config.auth?.mode === "anonymous") {
       log.warn(
         "auth.mode is anonymous: every caller may read, publish and administer; never expose this server",

@@ -1,61 +1,16 @@
 // The Authorizer of oauth mode: the Authenticator says who the caller is, the ClaimsPolicy what
-// they may do. Built from the `auth` section; refuses to start without providers and logs, at
-// start-up, when no `auth.authz` section is configured.
+// they may do. Built from the `auth` section (oauth-settings.ts); logs, at start-up, when no
+// `auth.authz` section is configured.
 import type { FastifyRequest } from "fastify";
 import type { Logger } from "pino";
-import { McpfleetError } from "../../errors.js";
 import type { AuthConfig, Claims } from "../config/types.js";
 import type { Action, Authorizer, Principal } from "../http/auth.js";
 import { AuthFailure, Authenticator, type OAuthErrorCode } from "./authenticator.js";
 import { ClaimsPolicy } from "./policy.js";
-import {
-  DEFAULT_TUNING,
-  TokenProvider,
-  type ProviderConfig,
-  type ValidationTuning,
-} from "./provider.js";
+import { RESOURCE_METADATA_PATH, type OAuthSettings } from "./oauth-settings.js";
+import { DEFAULT_TUNING, TokenProvider, type ValidationTuning } from "./provider.js";
 import type { ProviderKeySet } from "./keys.js";
 import { authzSettings, type Role } from "./roles.js";
-
-export const DEFAULT_SCOPES = ["mcp-registry:read", "mcp-registry:write"];
-export const DEFAULT_REALM = "mcp-registry";
-export const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
-
-export interface OAuthSettings {
-  resourceUrl: string;
-  realm: string;
-  scopesSupported: string[];
-  publicPaths: string[];
-  providers: ProviderConfig[];
-}
-
-/** The oauth settings of an `auth` section; throws ERR_REGISTRY_CONFIG when unusable. */
-export function oauthSettings(auth: AuthConfig | undefined, where: string): OAuthSettings {
-  const o: Partial<NonNullable<AuthConfig["oauth"]>> = auth?.oauth ?? {};
-  const providers = (o.providers ?? []) as ProviderConfig[];
-  if (!Array.isArray(providers) || providers.length === 0) {
-    throw new McpfleetError(
-      "ERR_REGISTRY_CONFIG",
-      `${where}: auth.mode is oauth (the default) but auth.oauth.providers is empty: the server could authenticate no one. Configure a provider (docs/auth.md) or set auth.mode: anonymous for development`,
-    );
-  }
-  if (typeof o.resourceUrl !== "string") {
-    throw new McpfleetError(
-      "ERR_REGISTRY_CONFIG",
-      `${where}: auth.oauth.resourceUrl is required in oauth mode`,
-    );
-  }
-  return {
-    resourceUrl: o.resourceUrl.replace(/\/+$/, ""),
-    realm: typeof o.realm === "string" ? o.realm : DEFAULT_REALM,
-    scopesSupported: Array.isArray(o.scopesSupported) ? o.scopesSupported : DEFAULT_SCOPES,
-    publicPaths: [
-      ...(auth?.publicPaths ?? []),
-      ...(Array.isArray(o.publicPaths) ? o.publicPaths : []),
-    ],
-    providers,
-  };
-}
 
 export class OAuthAuthorizer implements Authorizer {
   readonly policy: ClaimsPolicy;

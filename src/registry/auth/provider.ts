@@ -1,11 +1,10 @@
 // One identity provider: JWT validation against its keys and RFC 7662 introspection of opaque
 // tokens. Every failure is an Invalid with a reason for the server log only; callers see the
 // RFC 6750 code and nothing else.
-import { readFileSync } from "node:fs";
-import { McpfleetError } from "../../errors.js";
 import { decodeProtectedHeader, jwtVerify, type errors as joseErrors, type JWTPayload } from "jose";
 import { providerRequest, type ProviderHttpOptions } from "./fetch.js";
 import { ProviderKeySet } from "./keys.js";
+import { providerFile, providerHttp, type ProviderConfig } from "./oauth-settings.js";
 
 /** Asymmetric algorithms only: never `none`, never HMAC (a public key is not a shared secret). */
 export const ALLOWED_ALGORITHMS = [
@@ -21,19 +20,6 @@ export const ALLOWED_ALGORITHMS = [
   "EdDSA",
   "Ed25519",
 ] as const;
-
-export interface ProviderConfig {
-  name: string;
-  issuerUrl: string;
-  audience: string;
-  jwksUrl?: string;
-  introspectionUrl?: string;
-  clientId?: string;
-  clientSecretFile?: string;
-  caCertPath?: string;
-  authTokenFile?: string;
-  allowPrivateIP?: boolean;
-}
 
 export interface ValidationTuning {
   clockSkewSeconds: number;
@@ -59,33 +45,6 @@ export type Validation =
       introspected?: boolean;
     }
   | { ok: false; reason: string };
-
-/** A file a provider's config names; a failure names the provider and the field. */
-function providerFile(config: ProviderConfig, field: string, path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    const reason =
-      (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message;
-    throw new McpfleetError(
-      "ERR_REGISTRY_CONFIG",
-      `auth.oauth.providers "${config.name}": ${field} ${path}: ${reason}`,
-      { cause: err },
-    );
-  }
-}
-
-/** How requests to a provider are made: its CA, its private-address allowance, a time limit. */
-export function providerHttp(config: ProviderConfig, timeoutMs: number): ProviderHttpOptions {
-  return {
-    allowPrivateIP: config.allowPrivateIP === true,
-    timeoutMs,
-    maxBytes: 1024 * 1024,
-    ...(config.caCertPath !== undefined
-      ? { ca: providerFile(config, "caCertPath", config.caCertPath) }
-      : {}),
-  };
-}
 
 export class TokenProvider {
   readonly keys: ProviderKeySet;

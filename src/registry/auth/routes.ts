@@ -6,7 +6,8 @@ import type { Authorizer } from "../http/auth.js";
 import { ERR as PROBLEM } from "../http/schemas.js";
 import { serverWide } from "../http/server-wide.js";
 import { AuthFailure } from "./authenticator.js";
-import { DEFAULT_REALM, OAuthAuthorizer, RESOURCE_METADATA_PATH } from "./authorizer.js";
+import type { OAuthAuthorizer } from "./authorizer.js";
+import { DEFAULT_REALM, RESOURCE_METADATA_PATH } from "./oauth-settings.js";
 
 const METADATA_SCHEMA = {
   tags: ["public"],
@@ -45,6 +46,14 @@ const ME_SCHEMA = {
     503: PROBLEM,
   },
 };
+
+/**
+ * The authorizer of oauth mode, or undefined. Told apart by what it answers rather than by its
+ * class, which is not imported here: it loads the JOSE library, which anonymous mode never needs.
+ */
+function oauthOf(authorizer: Authorizer): OAuthAuthorizer | undefined {
+  return "resourceMetadata" in authorizer ? (authorizer as OAuthAuthorizer) : undefined;
+}
 
 /** Every 401 carries a WWW-Authenticate challenge naming why the token was refused. */
 function addChallenge(app: FastifyInstance, oauth: OAuthAuthorizer | undefined): void {
@@ -98,7 +107,7 @@ async function me(
 
 /** Discovery, /v1/me and the 401 challenge; server-wide, as the challenge is for every route. */
 export const authRoutes = serverWide<{ authorizer: Authorizer }>(async (app, { authorizer }) => {
-  const oauth = authorizer instanceof OAuthAuthorizer ? authorizer : undefined;
+  const oauth = oauthOf(authorizer);
   addChallenge(app, oauth);
   app.get(RESOURCE_METADATA_PATH, { schema: METADATA_SCHEMA }, (_req, reply) =>
     resourceMetadata(oauth, reply),

@@ -4,7 +4,7 @@ import { McpfleetError } from "../../errors.js";
 import type { LoadedConfig } from "../config/types.js";
 import { readSecretFile } from "../config/secrets.js";
 import { isAbsolute, join } from "node:path";
-import { providerHttp } from "../auth/provider.js";
+import { providerHttp } from "../auth/oauth-settings.js";
 import type { SignInSettings } from "./session.js";
 
 /** Time limit of the sign-in's discovery and token requests. */

@@ -1,0 +1,97 @@
+// What a registry server loads is what its configuration uses: in anonymous mode neither the
+// JOSE library (token validation) nor Node's fetch implementation (which an ESM import of
+// node:http pulls in) is loaded. Each server runs as `registry serve` in a process of its own,
+// with a module hook that lists, at exit, every module it loaded.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { untilReady } from "./helpers.js";
+
+const ROOT = join(import.meta.dirname, "../..");
+const dir = mkdtempSync(join(tmpdir(), "registry-lazy-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Records loaded modules (by URL) and Node's own loaded internals into $MODULES_OUT at exit. */
+const HOOK = `
+import { registerHooks } from "node:module";
+import { writeFileSync } from "node:fs";
+const urls = new Set();
+registerHooks({ load(url, context, next) { urls.add(url); return next(url, context); } });
+process.on("exit", () => {
+  writeFileSync(process.env.MODULES_OUT, [...urls, ...process.moduleLoadList].join("\\n"));
+});
+`;
+
+const SOURCES = `
+sources:
+  - name: team
+    managed: {}
+registries:
+  - name: default
+    sources: [team]
+database: { embedded: {} }
+`;
+
+const AUTH = {
+  anonymous: "auth: { mode: anonymous }",
+  oauth: `auth:
+  mode: oauth
+  oauth:
+    resourceUrl: http://127.0.0.1:8080
+    providers:
+      - { name: local, issuerUrl: "http://127.0.0.1:9", audience: api, allowPrivateIP: true }`,
+};
+
+/** The modules a server of `auth` mode loaded from start to readiness and shutdown. */
+async function loadedModules(mode: keyof typeof AUTH): Promise<string[]> {
+  const hook = join(dir, "hook.mjs");
+  writeFileSync(hook, HOOK);
+  const config = join(dir, `${mode}.yaml`);
+  writeFileSync(config, `${SOURCES}${AUTH[mode]}\n`);
+  const out = join(dir, `${mode}.modules`);
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--import", hook, join(ROOT, "src/cli/main.ts")].concat([
+      "registry",
+      "serve",
+      "--config",
+      config,
+      "--port",
+      "0",
+    ]),
+    { cwd: ROOT, env: { ...process.env, MODULES_OUT: out }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    let log = "";
+    child.stdout.on("data", (d: Buffer) => {
+      log += d.toString();
+      const m = /"url":"(http:[^"]+)"/.exec(log);
+      if (m?.[1] !== undefined) resolve(m[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`registry serve exited with ${String(code)}`)));
+  });
+  await untilReady(url);
+  expect((await fetch(`${url}/default/v0.1/servers`)).status).toBe(mode === "oauth" ? 401 : 200);
+  child.kill("SIGTERM");
+  await exited;
+  return readFileSync(out, "utf8").split("\n");
+}
+
+const jose = (modules: string[]) => modules.filter((m) => m.includes("/node_modules/jose/"));
+const undici = (modules: string[]) => modules.filter((m) => m.includes("undici"));
+
+describe("registry serve loads what its configuration uses", () => {
+  it("in anonymous mode: no JOSE library, no fetch implementation", async () => {
+    const modules = await loadedModules("anonymous");
+    expect(modules.some((m) => m.includes("/src/registry/server.ts"))).toBe(true);
+    expect(jose(modules)).toEqual([]);
+    expect(undici(modules)).toEqual([]);
+  });
+
+  it("in oauth mode: the JOSE library, to validate tokens", async () => {
+    expect(jose(await loadedModules("oauth")).length).toBeGreaterThan(0);
+  });
+});
