@@ -43,6 +43,8 @@ export interface SchedulerOptions {
 export class SyncScheduler {
   private readonly slots = new Map<string, Slot>();
   private stopped = false;
+  /** Called once every synced source has had its first attempt (see whenAllAttempted). */
+  private readonly attemptWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: SchedulerOptions) {}
 
@@ -143,6 +145,9 @@ export class SyncScheduler {
           this.opts.log.info({ source: slot.cfg.name, ...outcome, ms: Math.round(ms) }, "synced");
         }
         this.opts.observe?.(slot.cfg.name, outcome, ms);
+        if (this.attemptWaiters.length > 0 && this.allAttempted()) {
+          for (const wake of this.attemptWaiters.splice(0)) wake();
+        }
         return outcome;
       })
       .finally(() => {
@@ -171,6 +176,12 @@ export class SyncScheduler {
   allAttempted(): boolean {
     for (const slot of this.slots.values()) if (!slot.attempted) return false;
     return true;
+  }
+
+  /** Settles once every synced source has completed its first sync attempt. */
+  whenAllAttempted(): Promise<void> {
+    if (this.allAttempted()) return Promise.resolve();
+    return new Promise((resolve) => this.attemptWaiters.push(resolve));
   }
 
   pending(): string[] {
