@@ -24,9 +24,11 @@ import * as registries from "./registries.js";
 import * as sources from "./sources.js";
 import * as staging from "./staging.js";
 import * as status from "./sync-status.js";
+import { VersionBatch } from "./version-batch.js";
 
 export { StageRows, STAGE_ROWS } from "./entry-rows.js";
 export * from "./records.js";
+export { serverJsonOf } from "./rows.js";
 export { compareVersions, latestVersion } from "./versions.js";
 
 /**
@@ -41,8 +43,12 @@ export class Store implements StoreAccess {
   /** The SQL fragments of the store's engine. */
   readonly sql: Dialect;
 
+  /** Concurrent version lookups in one statement (PostgreSQL: see version-batch.ts). */
+  private readonly versionBatch: VersionBatch | undefined;
+
   constructor(readonly db: Db) {
     this.sql = db.dialect;
+    this.versionBatch = db.driver === "postgres" ? new VersionBatch(this) : undefined;
   }
 
   get driver(): string {
@@ -251,6 +257,9 @@ export class Store implements StoreAccess {
     name: string,
     version: string,
   ): Promise<StoredEntry | undefined> {
+    if (this.versionBatch !== undefined && version !== "latest") {
+      return this.versionBatch.get(sourceNames, name, version);
+    }
     return entries.getVersion(this, sourceNames, name, version);
   }
 
