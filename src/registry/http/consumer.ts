@@ -14,7 +14,7 @@ import {
   VERSION_FILTER,
 } from "./query-params.js";
 import { ERRORS, ITEM, LIST, NOT_MODIFIED, pathText, problems } from "./schemas.js";
-import { decodeCursor, encodeCursor, etagOf, itemOf } from "./views.js";
+import { decodeCursor, encodeCursor, etagOf, itemJsonOf, listJsonOf } from "./views.js";
 
 export const REGISTRY_PARAM = { registry: pathText("Registry name.") };
 
@@ -99,15 +99,15 @@ function visible(opts: RegistryApiOptions, req: FastifyRequest, list: StoredEntr
   return list.filter((e) => opts.authorizer.entryVisible(req.principal, e.claims));
 }
 
-/** Caches an answer body under `key` for the store generation it was read at, and sends it. */
+/** Caches an answer (JSON text) under `key` for the store generation it was read at, and sends it. */
 function cacheAndSend(
   opts: RegistryApiOptions,
   req: FastifyRequest,
   reply: FastifyReply,
   at: { key: string; generation: number; scope: string },
-  answer: unknown,
+  json: string,
 ): FastifyReply {
-  const body = Buffer.from(JSON.stringify(answer));
+  const body = Buffer.from(json);
   const etag = etagOf(body);
   opts.views.put(at.key, at.generation, { body, etag, status: 200 });
   return sendCached(req, reply, body, etag, at.scope);
@@ -170,11 +170,10 @@ async function listServers(
   const shown = await visiblePage(opts, req, reg.sources, after, since);
   const page = shown.slice(0, q.limit);
   const last = page[page.length - 1];
-  const items = page.map(itemOf);
-  const metadata: Record<string, unknown> = { count: items.length };
+  const metadata: Record<string, unknown> = { count: page.length };
   // The cursor is the last entry shown, so it never names a hidden one.
   if (shown.length > q.limit && last !== undefined) metadata.nextCursor = encodeCursor(last);
-  return cacheAndSend(opts, req, reply, { key, generation, scope }, { servers: items, metadata });
+  return cacheAndSend(opts, req, reply, { key, generation, scope }, listJsonOf(page, metadata));
 }
 
 async function listVersions(
@@ -197,7 +196,7 @@ async function listVersions(
   if (list.length === 0) {
     fail("ERR_SERVER_NOT_FOUND", `registry "${reg.name}" has no server "${req.params.name}"`);
   }
-  const answer = { servers: list.map(itemOf), metadata: { count: list.length } };
+  const answer = listJsonOf(list, { count: list.length });
   return cacheAndSend(opts, req, reply, { key, generation, scope }, answer);
 }
 
@@ -217,7 +216,7 @@ async function getVersion(
   // which error to give (or which visible version is the latest for this caller).
   const row = await opts.store.getVersion(reg.sources, name, version);
   if (row !== undefined && opts.authorizer.entryVisible(req.principal, row.claims)) {
-    return cacheAndSend(opts, req, reply, { key, generation, scope }, itemOf(row));
+    return cacheAndSend(opts, req, reply, { key, generation, scope }, itemJsonOf(row));
   }
   // A pinned client reads its exact version whatever its status (it learns it is deleted);
   // `latest` is never a deleted version.
@@ -236,7 +235,7 @@ async function getVersion(
   if (e === undefined) {
     fail("ERR_VERSION_NOT_FOUND", `server "${name}" has no version "${version}"`);
   }
-  return cacheAndSend(opts, req, reply, { key, generation, scope }, itemOf(e));
+  return cacheAndSend(opts, req, reply, { key, generation, scope }, itemJsonOf(e));
 }
 
 /** The route schemas, for a mount that is documented or hidden and names its registry or not. */

@@ -2,7 +2,7 @@
 // generation (bumped by every write, here or on another replica; see Store.refreshGeneration).
 // A cached answer carries its bytes and a strong ETag, so a hot read is a map lookup.
 import { createHash } from "node:crypto";
-import type { Store, RegistryRecord, StoredEntry } from "../store/store.js";
+import { serverJsonOf, type Store, type RegistryRecord, type StoredEntry } from "../store/store.js";
 import { OFFICIAL_META } from "../formats/model.js";
 
 export interface CachedBody {
@@ -19,11 +19,38 @@ export interface CachedBody {
 const MAX_CACHED_BYTES = 32 * 1024 * 1024;
 const MAX_CACHED = 50_000;
 
+/** Slots of AskedBefore's table: 256 KiB, a few times the keys a cache's worth of answers has. */
+const ASKED_SLOTS = 1 << 16;
+
+/**
+ * Which keys were asked for before, by a 32-bit fingerprint per slot (no key is kept): an answer
+ * is cached on its second request. Answers asked for once, as when clients walk every version
+ * of a catalog larger than the cache, are then not cached only to be dropped unused, which
+ * cost a quarter of such a lookup's time (their bodies outlived the young generation). A slot
+ * shared by two keys at most delays one's caching, or caches it a request early.
+ */
+class AskedBefore {
+  private readonly slots = new Uint32Array(ASKED_SLOTS);
+
+  /** Records `key`; true when it was recorded before. */
+  again(key: string): boolean {
+    // FNV-1a over the UTF-16 code units, never 0 (an empty slot).
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    const fingerprint = h >>> 0 || 1;
+    const slot = fingerprint & (ASKED_SLOTS - 1);
+    if (this.slots[slot] === fingerprint) return true;
+    this.slots[slot] = fingerprint;
+    return false;
+  }
+}
+
 export class ViewCache {
   private generation = -1;
   private registries = new Map<string, RegistryRecord | null>();
   private bodies = new Map<string, CachedBody>();
   private bytes = 0;
+  private readonly asked = new AskedBefore();
 
   constructor(private readonly store: Store) {}
 
@@ -69,10 +96,13 @@ export class ViewCache {
     return this.bodies.get(key);
   }
 
-  /** Caches an answer computed at generation `gen` (dropped when the store moved on since). */
+  /**
+   * Caches an answer computed at generation `gen` (dropped when the store moved on since), once
+   * its key has been asked for before (see AskedBefore).
+   */
   put(key: string, gen: number, value: CachedBody): void {
     this.sync();
-    if (gen !== this.generation) return;
+    if (gen !== this.generation || !this.asked.again(key)) return;
     if (this.bodies.size >= MAX_CACHED || this.bytes + value.body.length > MAX_CACHED_BYTES) {
       this.bodies.clear();
       this.bytes = 0;
@@ -93,19 +123,33 @@ export function etagOf(body: Buffer): string {
  * was published.
  */
 export function itemOf(e: StoredEntry): Record<string, unknown> {
+  return { server: e.server, _meta: metaOf(e) };
+}
+
+function metaOf(e: StoredEntry): Record<string, unknown> {
   return {
-    server: e.server,
-    _meta: {
-      [OFFICIAL_META]: {
-        status: e.status,
-        ...(e.statusMessage !== undefined ? { statusMessage: e.statusMessage } : {}),
-        statusChangedAt: e.statusChangedAt ?? e.publishedAt,
-        publishedAt: e.publishedAt,
-        updatedAt: e.updatedAt,
-        isLatest: e.isLatest,
-      },
+    [OFFICIAL_META]: {
+      status: e.status,
+      ...(e.statusMessage !== undefined ? { statusMessage: e.statusMessage } : {}),
+      statusChangedAt: e.statusChangedAt ?? e.publishedAt,
+      publishedAt: e.publishedAt,
+      updatedAt: e.updatedAt,
+      isLatest: e.isLatest,
     },
   };
+}
+
+/**
+ * `JSON.stringify(itemOf(e))`, with the server document's stored text copied as it is rather
+ * than parsed and written again.
+ */
+export function itemJsonOf(e: StoredEntry): string {
+  return `{"server":${serverJsonOf(e)},"_meta":${JSON.stringify(metaOf(e))}}`;
+}
+
+/** `JSON.stringify({ servers: entries.map(itemOf), metadata })`, as itemJsonOf writes items. */
+export function listJsonOf(entries: StoredEntry[], metadata: Record<string, unknown>): string {
+  return `{"servers":[${entries.map(itemJsonOf).join(",")}],"metadata":${JSON.stringify(metadata)}}`;
 }
 
 export function encodeCursor(e: { name: string; version: string }): string {

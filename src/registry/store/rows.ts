@@ -25,16 +25,53 @@ export function isoOpt(v: unknown): string | undefined {
   return v === null || v === undefined ? undefined : iso(v);
 }
 
-/** The columns toEntry reads, of `entries e`. */
-export const ENTRY_COLUMNS = `e.source, e.name, e.version, e.server, e.claims, e.status,
-  e.status_message, e.status_changed_at, e.is_latest, e.published_at, e.updated_at`;
+/**
+ * The columns toEntry reads, of `entries e`: the server document as its stored text on both
+ * engines (`pg` would parse PostgreSQL's json type), so an answer can carry it as it is.
+ */
+export const ENTRY_COLUMNS = `e.source, e.name, e.version, CAST(e.server AS text) AS server,
+  e.claims, e.status, e.status_message, e.status_changed_at, e.is_latest, e.published_at,
+  e.updated_at`;
+
+/** The stored JSON text of an entry's server document while it has not been parsed. */
+const SERVER_TEXT = Symbol("serverText");
+
+interface Unparsed {
+  [SERVER_TEXT]?: string;
+}
+
+/**
+ * `e.server` parsed from `text` when first read: most answers copy the stored text (see
+ * serverJsonOf) and never need the document. Reading or assigning it drops the text.
+ */
+function lazyServer(e: StoredEntry, text: string): void {
+  Object.defineProperty(e, SERVER_TEXT, { value: text, writable: true });
+  const settle = (server: ServerJson): ServerJson => {
+    (e as Unparsed)[SERVER_TEXT] = undefined;
+    Object.defineProperty(e, "server", { value: server, writable: true });
+    return server;
+  };
+  Object.defineProperty(e, "server", {
+    get: () => settle(JSON.parse(text) as ServerJson),
+    set: settle,
+  });
+}
+
+/**
+ * An entry's server document as JSON text, the same as `JSON.stringify(e.server)`: the stored
+ * text while the document is unparsed (the store writes it with JSON.stringify, and PostgreSQL's
+ * json type keeps it as written).
+ */
+export function serverJsonOf(e: StoredEntry): string {
+  return (e as Unparsed)[SERVER_TEXT] ?? JSON.stringify(e.server);
+}
 
 export function toEntry(r: Record<string, unknown>): StoredEntry {
   const e: StoredEntry = {
     source: String(r.source),
     name: String(r.name),
     version: String(r.version),
-    server: decodeJson<ServerJson>(r.server),
+    server: undefined as unknown as ServerJson,
     status: String(r.status),
     isLatest: decodeBool(r.is_latest),
     publishedAt: iso(r.published_at),
@@ -44,6 +81,8 @@ export function toEntry(r: Record<string, unknown>): StoredEntry {
   if (typeof r.status_message === "string") e.statusMessage = r.status_message;
   const changed = isoOpt(r.status_changed_at);
   if (changed !== undefined) e.statusChangedAt = changed;
+  if (typeof r.server === "string") lazyServer(e, r.server);
+  else e.server = r.server as ServerJson;
   return e;
 }
 
