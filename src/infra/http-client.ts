@@ -11,13 +11,8 @@ import { isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { McpfleetError, type ErrorCode } from "../errors.js";
+import { nodeHttp, nodeHttps } from "./node-http.js";
 import { isPrivateAddress } from "./private-address.js";
-
-// node:http(s) as CommonJS modules: an ESM import of node:http builds its namespace, whose
-// WebSocket getters load all of Node's fetch implementation (undici, ~1 MB of source) into
-// every process that imports this module, sending a request or not.
-const builtinHttp = () => process.getBuiltinModule("node:http");
-const builtinHttps = () => process.getBuiltinModule("node:https");
 
 /** Why a request failed in the client rather than on the network. */
 export type OutgoingHttpFailure =
@@ -223,7 +218,7 @@ function open(
 ): Promise<IncomingMessage> {
   return new Promise<IncomingMessage>((resolve, reject) => {
     const secure = url.protocol === "https:";
-    const req = (secure ? builtinHttps() : builtinHttp()).request(
+    const req = (secure ? nodeHttps() : nodeHttp()).request(
       url,
       {
         method: opts.method ?? "GET",

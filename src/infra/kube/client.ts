@@ -6,12 +6,13 @@
 // and read as plain JSON: no typed (de)serialization that would drop fields it does not know,
 // and the apply-patch, merge-patch and /status requests the applier needs.
 import { existsSync } from "node:fs";
-import * as http from "node:http";
-import * as https from "node:https";
+import type * as HttpTypes from "node:http";
+import type * as HttpsTypes from "node:https";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { type ErrorCode, McpfleetError } from "../../errors.js";
+import { nodeHttp, nodeHttps } from "../node-http.js";
 
 export interface KubeObjectRef {
   apiVersion: string;
@@ -163,7 +164,7 @@ export class KubeClient {
   readonly kc: KubeConfig;
   readonly server: URL;
   readonly requestTimeoutMs: number;
-  private agent: http.Agent | undefined;
+  private agent: HttpTypes.Agent | undefined;
   private readonly discovery = new Map<string, Map<string, ResourceInfo>>();
   /** Discovery requests in flight, by group version. */
   private readonly discovering = new Map<string, Promise<Map<string, ResourceInfo> | undefined>>();
@@ -205,13 +206,13 @@ export class KubeClient {
     path: string,
     opts: RequestOptions,
   ): Promise<{ url: URL; headers: Record<string, string>; payload: Buffer | undefined }> {
-    const base: https.RequestOptions = { headers: {} };
+    const base: HttpsTypes.RequestOptions = { headers: {} };
     await this.kc.applyToHTTPSOptions(base);
     const secure = this.server.protocol === "https:";
     // One pool for every request (the kubeconfig's own agent is not kept alive), as wide as the
     // requests the cluster target keeps in flight.
     this.agent ??= secure
-      ? new https.Agent({
+      ? new (nodeHttps().Agent)({
           keepAlive: true,
           maxSockets: 32,
           ...(base.ca !== undefined ? { ca: base.ca } : {}),
@@ -222,7 +223,7 @@ export class KubeClient {
             : {}),
           ...(base.servername !== undefined ? { servername: base.servername } : {}),
         })
-      : new http.Agent({ keepAlive: true, maxSockets: 32 });
+      : new (nodeHttp().Agent)({ keepAlive: true, maxSockets: 32 });
     const url = new URL(this.server.href.replace(/\/$/, "") + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, v);
@@ -250,7 +251,7 @@ export class KubeClient {
     const { url, headers, payload } = await this.prepare(path, opts);
     if (method !== "GET") this.writes++;
     else this.reads++;
-    const lib = this.server.protocol === "https:" ? https : http;
+    const lib = this.server.protocol === "https:" ? nodeHttps() : nodeHttp();
     return new Promise<T>((resolve, reject) => {
       const req = lib.request(url, { method, headers, agent: this.agent }, (res) => {
         const chunks: Buffer[] = [];
@@ -322,7 +323,7 @@ export class KubeClient {
     const { url, headers } = await this.prepare(path, opts);
     url.searchParams.set("watch", "true");
     let version = opts.query?.resourceVersion;
-    const lib = this.server.protocol === "https:" ? https : http;
+    const lib = this.server.protocol === "https:" ? nodeHttps() : nodeHttp();
     return new Promise<string | undefined>((resolve, reject) => {
       const req = lib.request(url, { method: "GET", headers, agent: this.agent }, (res) => {
         const status = res.statusCode ?? 0;
