@@ -7,8 +7,9 @@
 //            term matches one or two servers on both); target >= 2
 //   list     the first page of GET servers, as clients poll it; target > 1
 //   version  GET servers/{name}/versions/{version}, a different server each request, all 10,000
-//            in turn (ours answers from its cache once it has computed an answer, as in
-//            production; the cache holds one answer per version of this catalog); target > 1
+//            in turn (ours answers from its cache from the second time a version is asked
+//            for, as in production; the cache holds one answer per version of this catalog);
+//            target > 1
 //   paging   GET servers?limit=100&cursor=..., every page of the catalog in turn, each server
 //            through its own cursors; target > 1
 // Then the same at 200,000 versions of 52,000 names (the size of the official production
