@@ -59,7 +59,7 @@ inside a directory given is not read; name it to validate it. See mcpfleet docs 
  */
 async function withSynthesisIssues(report: Report, resources: Resource[]): Promise<Report> {
   // Imported here: an invalid set, or --no-synth, does not pay for loading the renderers.
-  const [{ reportWithIssues }, { synthesize }, { DEFAULT_SYNTH_OPTIONS }] = await Promise.all([
+  const [{ reportWithIssues }, { synthesisIssues }, { DEFAULT_SYNTH_OPTIONS }] = await Promise.all([
     import("../synth/issues.js"),
     import("../synth/render.js"),
     import("../synth/options.js"),
@@ -68,7 +68,7 @@ async function withSynthesisIssues(report: Report, resources: Resource[]): Promi
   const rendered = resources.filter(
     (r) => !skipped.has(resourceLabel({ ...r.metadata, kind: r.kind })),
   );
-  return reportWithIssues(report, synthesize(rendered, DEFAULT_SYNTH_OPTIONS).issues);
+  return reportWithIssues(report, synthesisIssues(rendered, DEFAULT_SYNTH_OPTIONS));
 }
 
 /** Fewer files than this are validated too fast for a progress line to be worth drawing. */

@@ -9,7 +9,7 @@ import {
 } from "../../src/synth/issues.js";
 import { loadTexts } from "../../src/synth/load.js";
 import { type Resource, ResourceSet } from "../../src/synth/model.js";
-import { synthesize } from "../../src/synth/render.js";
+import { synthesisIssues, synthesize } from "../../src/synth/render.js";
 import { computeStatus } from "../../src/synth/status.js";
 import { FIXTURE, loadFixture, NAMESPACE } from "./vmcp-fixture.js";
 
@@ -126,5 +126,21 @@ describe("status reads what the build resolved", () => {
     expect(members?.backends.map((b) => b.name)).toEqual(["alpha", "entry", "remote", "stdio-sse"]);
     const emptied = new Map([[`${NAMESPACE}/gateway`, { ...members!, backends: [] }]]);
     expect(computeStatus(v, set, { resolved: { vmcpMembers: emptied } }).backendCount).toBe(0);
+  });
+});
+
+describe("synthesisIssues() (validate's synthesis check)", () => {
+  it("reports what synthesize() reports, in the same order, without writing the objects", () => {
+    const variants: Resource[][] = [
+      resources,
+      resources.map((r): Resource =>
+        r.kind === "VirtualMCPServer" ? { ...r, spec: { ...r.spec, groupRef: "nope" } } : r,
+      ),
+      resources.filter((r) => r.kind !== "MCPExternalAuthConfig"),
+    ];
+    for (const variant of variants) {
+      expect(synthesisIssues(variant)).toEqual(synthesize(variant).issues);
+    }
+    expect(synthesisIssues(variants[1]!).some((i) => i.severity === "error")).toBe(true);
   });
 });
