@@ -20,6 +20,8 @@ const { default: nodeModule } = await import("node:module");
 nodeModule.enableCompileCache?.();
 // `validate` on a large input starts again with less memory; every validate run holds V8's
 // young generation small while the CLI loads (src/cli/validate-launch.ts).
-const { prepareValidate } = await import("../build/src/cli/validate-launch.js");
-prepareValidate(process.argv.slice(2));
+if (process.argv[2] === "validate") {
+  const { prepareValidate } = await import("../build/src/cli/validate-launch.js");
+  prepareValidate(process.argv.slice(2));
+}
 await import("../build/src/cli/main.js");
