@@ -145,7 +145,8 @@ async function validateInputs(
   notices: string[],
 ): Promise<Report> {
   const progress = progressLine(process.stderr);
-  // Let grow per file up to its cap, then held, through the synthesis check too.
+  // V8's young generation may grow, file by file, up to its cap; from the last file on (the
+  // synthesis check included) it is held where it is.
   const capYoungGeneration = youngGenerationCap();
   let loaded;
   try {
