@@ -3,10 +3,10 @@
 // falls on both alike (medians of the rounds):
 //   ready     process start to the first 200 on /readiness, with the example configuration
 //             (examples/registry/config-anonymous.yaml: a file source of a dozen entries, a
-//             managed source, the embedded store in memory); target <= 1.5x the bare server's
+//             managed source, the temporary embedded store); target <= 1.5x the bare server's
 //             start to its first 200
 //   idle      resident memory (VmRSS) 2 s after readiness, with the example configuration and
-//             with a file source of 10,000 generated entries on the embedded store in memory;
+//             with a file source of 10,000 generated entries on the temporary embedded store;
 //             target (at 10,000) <= the bare server's + 30 MB
 //   peak      peak resident memory (VmHWM) of that server after the request mix of
 //             registry-read and registry-vs-official (first pages, uncached searches, version
@@ -214,7 +214,7 @@ function report(
     Math.round(ours),
     "MB",
     (ours - floor) / IDLE_MARGIN_MB,
-    `VmRSS 2 s after readiness with ${ENTRIES} entries on the embedded store in memory, bare Fastify ${Math.round(floor)} MB; ours - bare ${Math.round(ours - floor)} MB, target <= ${IDLE_MARGIN_MB} MB, ratio <= 1 meets it`,
+    `VmRSS 2 s after readiness with ${ENTRIES} entries on the temporary embedded store, bare Fastify ${Math.round(floor)} MB; ours - bare ${Math.round(ours - floor)} MB, target <= ${IDLE_MARGIN_MB} MB, ratio <= 1 meets it`,
   );
   const top = median(peak);
   line(

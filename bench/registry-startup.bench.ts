@@ -1,5 +1,5 @@
 // (d) The embedded store's footprint: `mcpfleet registry serve` in its own process with no
-// `database` section (SQLite in memory) and one file source, the 102-entry ToolHive catalog of
+// `database` section (a temporary embedded store) and one file source, the 102-entry ToolHive catalog of
 // ../shared/data. Reported: the time from starting the process to /readiness answering 200
 // (target <= 1 s), and the process's peak RSS after it has served every page of the catalog and
 // a few searches (target <= 150 MB).
@@ -63,7 +63,7 @@ auth: { mode: anonymous }
       Number(readyS.toFixed(2)),
       "s",
       readyS / READY_LIMIT_S,
-      `process start to /readiness 200 with the embedded store in memory and a file source of ${served} entries (${registry.how}); target <= ${READY_LIMIT_S} s, ratio <= 1 meets it`,
+      `process start to /readiness 200 with the temporary embedded store and a file source of ${served} entries (${registry.how}); target <= ${READY_LIMIT_S} s, ratio <= 1 meets it`,
     );
     line(
       "registry-startup-peak-rss-sqlite",

@@ -1499,7 +1499,7 @@ export interface DatabaseConfig {
   dynamicAuth?: DynamicAuthConfig;
 }
 /**
- * The in-process SQLite store (node:sqlite, for one replica; several replicas share a PostgreSQL server). Without dataDir it lives in memory and is lost on restart.
+ * The in-process SQLite store (node:sqlite, for one replica; several replicas share a PostgreSQL server). Without dataDir it is a private temporary file, lost on restart.
  */
 export interface EmbeddedStoreConfig {
   /**
