@@ -11,7 +11,7 @@
 // executable, whose start does not go through bin/.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { holdYoungGeneration } from "../validate/young-generation.js";
+import { holdYoungGeneration } from "../infra/young-generation.js";
 
 /** Input above which a run is started again: about 2,500 resources, 0.2 s or more. */
 export const LARGE_INPUT_BYTES = 2 * 1024 * 1024;

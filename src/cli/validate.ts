@@ -16,7 +16,7 @@ import {
   type Report,
 } from "../validate/index.js";
 import { resourceLabel } from "../validate/resource.js";
-import { holdYoungGeneration, youngGenerationCap } from "../validate/young-generation.js";
+import { holdYoungGeneration, youngGenerationCap } from "../infra/young-generation.js";
 import { loadPaths } from "../synth/load.js";
 import type { Resource } from "../synth/model.js";
 

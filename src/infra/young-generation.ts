@@ -1,4 +1,5 @@
-// A validate run keeps V8's young generation small. V8 doubles it each time more bytes have
+// V8's young generation kept small, for the CLI's validate and the registry server. A validate
+// run keeps it small. V8 doubles it each time more bytes have
 // survived scavenges than it holds, and a run keeps a little of every file (results, reference
 // facts, texts) until the end: on 10,000 resources it grew to 64 MB, the largest part of the
 // run's peak memory, while what one file leaves for the next is under a megabyte. The flag that
@@ -6,7 +7,8 @@
 // memory (the modules' start-up garbage, promoted early, stayed in the old generation); but the
 // growth factor is read at each scavenge. So the launcher holds the young generation at its
 // initial size while the modules load, and the run lets it grow to a small cap and holds it
-// there (docs/validate.md, "Start-up and memory").
+// there (docs/validate.md, "Start-up and memory"). The registry server does the same once its
+// first syncs are done (docs/registry.md, "Footprint").
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 
 /** Both semi-spaces together, in MB: the smallest measured that promotes no per-file garbage. */
