@@ -7,6 +7,7 @@ import autocannon from "autocannon";
 import { pino } from "pino";
 import { parseConfig } from "../src/registry/config/load.js";
 import { RegistryServer } from "../src/registry/server.js";
+import { MCPFLEET_REGISTRY_ENV } from "../src/synth/constructs/mcpregistry.js";
 
 export function generatedServer(i: number): Record<string, unknown> {
   const id = String(i).padStart(6, "0");
@@ -117,6 +118,11 @@ export interface RegistryProcess {
 }
 
 /** `mcpfleet registry serve --config CONFIG --port 0` in its own process; resolves once it listens. */
+/** The environment a rendered MCPRegistry pod gives our server (synth), for the process here. */
+export const REGISTRY_POD_ENV: Record<string, string> = Object.fromEntries(
+  MCPFLEET_REGISTRY_ENV.map((e) => [e.name, e.value ?? ""]),
+);
+
 export async function spawnRegistry(
   config: string,
   nodeArgs: string[] = [],
@@ -136,7 +142,7 @@ export async function spawnRegistry(
       "--port",
       "0",
     ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { env: { ...process.env, ...REGISTRY_POD_ENV }, stdio: ["ignore", "pipe", "inherit"] },
   );
   const stop = async () => {
     if (child.exitCode !== null) return;

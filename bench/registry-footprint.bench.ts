@@ -21,6 +21,7 @@ import {
   line,
   load,
   peakRssMb,
+  REGISTRY_POD_ENV,
   spawnRegistry,
   waitReady,
   writeCatalog,
@@ -66,7 +67,11 @@ async function untilReady(url: string, t0: number): Promise<number> {
 
 async function startBare(file: string): Promise<Started> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "inherit"] });
+  // The registry pod's environment too: the same Node, the same flags, the same malloc.
+  const child = spawn(process.execPath, [file], {
+    env: { ...process.env, ...REGISTRY_POD_ENV },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d: Buffer) => {

@@ -285,7 +285,16 @@ interface RegistryProgram {
   tmpVolume: boolean;
   /** What its account may do: what the program reads and writes through the API server. */
   rules: PolicyRule[];
+  /** Its own environment variables. */
+  env: EnvVar[];
 }
+
+/**
+ * Our server's environment: one malloc arena. glibc gives each thread that allocates an arena
+ * of its own, and V8's compiler and collector threads kept some 20 MB in theirs under load, a
+ * seventh of the server's peak at 10,000 entries; the server's own work is on one thread.
+ */
+export const MCPFLEET_REGISTRY_ENV: readonly EnvVar[] = [{ name: "MALLOC_ARENA_MAX", value: "1" }];
 
 /** Ours reads the three kinds its kubernetes source exports, and nothing else. */
 const MCPFLEET_REGISTRY_RULES: PolicyRule[] = [
@@ -351,6 +360,7 @@ function registryProgram(server: RegistryServerKind): RegistryProgram {
       ...registryProbes(REGISTRY_HEALTH_PORT, 30, 5),
       tmpVolume: false,
       rules: REFERENCE_REGISTRY_RULES,
+      env: [],
     };
   }
   return {
@@ -358,6 +368,7 @@ function registryProgram(server: RegistryServerKind): RegistryProgram {
     ...registryProbes(REGISTRY_PORT, 10, 2),
     tmpVolume: true,
     rules: MCPFLEET_REGISTRY_RULES,
+    env: [...MCPFLEET_REGISTRY_ENV],
   };
 }
 
@@ -438,6 +449,7 @@ function registryPodParts(
         name: "POD_NAMESPACE",
         valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } },
       },
+      ...server.env,
     ],
     volumes: [{ name: "registry-server-config", configMap: { name: configMapName } }],
     mounts: [{ name: "registry-server-config", mountPath: REGISTRY_CONFIG_DIR, readOnly: true }],
