@@ -105,6 +105,16 @@ export function storeFactories(): StoreFactory[] {
   return postgresAvailable() ? [sqliteFactory(), postgresFactory()] : [sqliteFactory()];
 }
 
+/** The sources and registries of a server with one managed source, `team`, in `default`. */
+export const TEAM_ONLY = `
+sources:
+  - name: team
+    managed: {}
+registries:
+  - name: default
+    sources: [team]
+`;
+
 /** Starts a server from config text written into `dir` (port 0, silent logs). */
 export async function startServer(
   yaml: string,

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { untilReady } from "./helpers.js";
+import { TEAM_ONLY, untilReady } from "./helpers.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "registry-lazy-"));
@@ -24,14 +24,7 @@ process.on("exit", () => {
 });
 `;
 
-const SOURCES = `
-sources:
-  - name: team
-    managed: {}
-registries:
-  - name: default
-    sources: [team]
-database: { embedded: {} }
+const SOURCES = `${TEAM_ONLY}database: { embedded: {} }
 `;
 
 const AUTH = {

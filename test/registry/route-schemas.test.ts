@@ -7,16 +7,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileRouteSchemas } from "../../src/registry/http/server.js";
 import type { RegistryServer } from "../../src/registry/server.js";
-import { startServer, untilReady } from "./helpers.js";
+import { TEAM_ONLY, startServer, untilReady } from "./helpers.js";
 
-const CONFIG = `
-sources:
-  - name: team
-    managed: {}
-registries:
-  - name: default
-    sources: [team]
-adminSources: { fileRoots: ["."] }
+const CONFIG = `${TEAM_ONLY}adminSources: { fileRoots: ["."] }
 auth: { mode: anonymous }
 database: { embedded: {} }
 `;

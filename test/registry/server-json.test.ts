@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { serverJsonProblems } from "../../src/registry/formats/publish.js";
 import type { RegistryServer } from "../../src/registry/server.js";
 import { describeWithSharedData, sharedPath } from "../support/shared-data.js";
-import { startServer } from "./helpers.js";
+import { TEAM_ONLY, startServer } from "./helpers.js";
 
 const PEER = sharedPath("peer-registry");
 
@@ -148,18 +148,7 @@ describeWithSharedData("server.json rules at publish", PEER, () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "server-json-"));
-    server = await startServer(
-      `
-sources:
-  - name: team
-    managed: {}
-registries:
-  - name: default
-    sources: [team]
-auth: { mode: anonymous }
-`,
-      dir,
-    );
+    server = await startServer(`${TEAM_ONLY}auth: { mode: anonymous }\n`, dir);
   });
   afterAll(async () => {
     await server.close();
