@@ -6,21 +6,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegistryServer } from "../../src/registry/server.js";
-import { startServer, untilReady } from "../registry/helpers.js";
+import { TEAM_ONLY, startServer, untilReady } from "../registry/helpers.js";
 import { oauthAuthBlock, startIssuer, type TestIssuer } from "../support/oidc.js";
 import { runCli } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpfleet-registry-client-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const CONFIG = `
-sources:
-  - name: team
-    managed: {}
-registries:
-  - name: default
-    sources: [team]
-`;
+const CONFIG = TEAM_ONLY;
 
 function file(name: string, value: unknown): string {
   const path = join(dir, name);
