@@ -6,7 +6,8 @@
 // compiles none of them. Beside the cache, the names of what it covers (for the validators,
 // the schemas whose validators were used): a run that uses something more writes the cache
 // again, so that a first run over one kind does not leave the others compiled every time.
-import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { hash } from "node:crypto";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import nodeModule, { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -15,14 +16,16 @@ import { Script } from "node:vm";
 const WRAPPER = ["(function (exports, require, module, __filename, __dirname) {", "\n})"] as const;
 
 /**
- * Where the cache of `path` is kept: in Node's compile cache directory (so NODE_COMPILE_CACHE
- * moves it and NODE_DISABLE_COMPILE_CACHE turns it off), named after the file, its size and
- * time and this Node. V8 checks the cache against the source and its own version anyway and
- * rejects one that does not fit; the name only keeps installations from overwriting each other.
+ * Where the cache of `text`, the file at `path`, is kept: in Node's compile cache directory (so
+ * NODE_COMPILE_CACHE moves it and NODE_DISABLE_COMPILE_CACHE turns it off), named after the
+ * file, a hash of its text and this Node. V8 checks a cache only against the source's length
+ * (and its own version): a cache of another text of the same length is taken, and its functions
+ * then compiled from the wrong places of the new text. Size and time do not tell texts apart
+ * either: an npm package's files all carry the same fixed time, and the generated validators
+ * of two schema versions can have the same size.
  */
-function cacheFileOf(path: string, dir: string): string {
-  const { size, mtimeMs } = statSync(path);
-  const key = `${process.version}-${process.arch}-${size}-${Math.trunc(mtimeMs)}`;
+function cacheFileOf(path: string, text: string, dir: string): string {
+  const key = `${process.version}-${process.arch}-${hash("sha1", text).slice(0, 20)}`;
   return join(dir, `mcpfleet-${basename(path, ".cjs")}-${key}.v8cache`);
 }
 
@@ -63,9 +66,10 @@ export interface CodeCachedModule {
 
 /** The CommonJS file at `path`, compiled with the cache kept for it in `dir` when there is one. */
 export function loadWithCodeCache(path: string, dir: string): CodeCachedModule {
-  const cacheFile = cacheFileOf(path, dir);
+  const text = readFileSync(path, "utf8");
+  const cacheFile = cacheFileOf(path, text, dir);
   const cachedData = readCache(cacheFile);
-  const script = new Script(WRAPPER[0] + readFileSync(path, "utf8") + WRAPPER[1], {
+  const script = new Script(WRAPPER[0] + text + WRAPPER[1], {
     filename: path,
     ...(cachedData === undefined ? {} : { cachedData }),
   });

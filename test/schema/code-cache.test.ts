@@ -4,7 +4,15 @@
 // process of its own, as each run is: within one process V8 reuses what it compiled already,
 // whatever the cache says.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -82,6 +90,26 @@ describe("loadWithCodeCache", () => {
     loadInProcess(dir, file);
     writeFileSync(file, SOURCE.replace("n * 2", "n * 3 "));
     expect(loadInProcess(dir, file)).toMatchObject({ accepted: false, twice: 63 });
+  });
+
+  it("does not run a changed file of the same size and time with the old file's cache", () => {
+    // V8 checks a cache against the source's length only, and an npm package's files all carry
+    // one fixed time: the old cache would run the old file's code.
+    const packed = new Date("1985-10-26T08:15:00Z");
+    const dir = tempDir();
+    const file = join(dir, "module.cjs");
+    writeFileSync(file, SOURCE);
+    utimesSync(file, packed, packed);
+    loadInProcess(dir, file);
+    const changed = SOURCE.replace("n * 2", "n + 7").replace('join("a", "b")', 'join("c", "d")');
+    expect(changed.length).toBe(SOURCE.length);
+    writeFileSync(file, changed);
+    utimesSync(file, packed, packed);
+    expect(loadInProcess(dir, file)).toMatchObject({
+      accepted: false,
+      name: join("c", "d"),
+      twice: 28,
+    });
   });
 
   it("compiles the file anew over a cache that is not V8's (a damaged or foreign file)", () => {
