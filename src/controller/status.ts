@@ -1,6 +1,6 @@
 // What the controller knows about its own progress, shared by the sync loop (which writes it) and
 // the HTTP endpoints and metrics (which read it). One instance per controller.
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "../infra/metrics.js";
 import { clipBytes } from "./error-summary.js";
 
 /**

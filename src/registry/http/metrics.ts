@@ -1,6 +1,12 @@
 // Prometheus metrics of the registry server: requests by route and status, sync durations and
 // outcomes, entries per source.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  registerProcessMetrics,
+} from "../../infra/metrics.js";
 
 export class RegistryMetrics {
   readonly registry = new Registry();
@@ -11,7 +17,7 @@ export class RegistryMetrics {
   readonly entries: Gauge<"source">;
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: "mcpfleet_registry_" });
+    registerProcessMetrics(this.registry, "mcpfleet_registry_");
     this.requests = new Counter({
       name: "mcpfleet_registry_http_requests_total",
       help: "HTTP requests by method, route and status code.",
