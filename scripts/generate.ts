@@ -1,5 +1,5 @@
 // Rebuilds everything derived from schemas/: generated/types.ts, schemas.json and
-// validators.cjs, crds/*.yaml, docs/api/*.md, schemas-editor/*.json.
+// validators/*.cjs, crds/*.yaml, docs/api/*.md, schemas-editor/*.json.
 // With --check, writes nothing and exits 1 when any generated file differs from what is on disk.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,8 +11,8 @@ import { generateDocs } from "../src/schema/docgen.js";
 import { KINDS } from "../src/schema/kinds.js";
 import { SNAPSHOT_PATH, loadSchemaFiles, schemaSnapshot } from "../src/schema/load.js";
 import { SchemaIndex } from "../src/schema/resolve.js";
-import { PRECOMPILED_PATH } from "../src/schema/precompiled.js";
-import { SchemaSet, precompiledModule } from "../src/schema/validator.js";
+import { PRECOMPILED_DIR } from "../src/schema/precompiled.js";
+import { SchemaSet, precompiledModules } from "../src/schema/validator.js";
 import { generateTypes } from "../src/schema/typegen.js";
 
 /** JSON Schema per kind for editors (docs/editors.md). */
@@ -33,7 +33,9 @@ async function outputs(): Promise<Map<string, string>> {
   const snapshot = schemaSnapshot();
   files.set(SNAPSHOT_PATH, snapshot);
   const { digest } = JSON.parse(snapshot) as { digest: string };
-  files.set(PRECOMPILED_PATH, precompiledModule(schemas, digest));
+  for (const [name, text] of precompiledModules(schemas, digest)) {
+    files.set(`${PRECOMPILED_DIR}/${name}`, text);
+  }
   for (const kind of KINDS) {
     const crd = buildCrd(index, kind);
     files.set(
@@ -50,14 +52,16 @@ async function outputs(): Promise<Map<string, string>> {
 }
 
 /** Generated directories are owned wholly by this script: stale files in them are errors too. */
-const OWNED_DIRS = ["generated", "crds", "docs/api", EDITOR_DIR];
+const OWNED_DIRS = ["generated", PRECOMPILED_DIR, "crds", "docs/api", EDITOR_DIR];
 
 function existing(root: string): Set<string> {
   const found = new Set<string>();
   for (const dir of OWNED_DIRS) {
     const full = join(root, dir);
     if (!existsSync(full)) continue;
-    for (const f of readdirSync(full)) found.add(`${dir}/${f}`);
+    for (const f of readdirSync(full, { withFileTypes: true })) {
+      if (f.isFile()) found.add(`${dir}/${f.name}`);
+    }
   }
   return found;
 }

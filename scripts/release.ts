@@ -29,6 +29,7 @@ import { Script } from "node:vm";
 import { type Plugin, build } from "esbuild";
 import { inject } from "postject";
 import { projectRoot } from "../src/project.js";
+import { PRECOMPILED_DIR } from "../src/schema/precompiled.js";
 
 const root = projectRoot();
 const { values } = parseArgs({ options: { out: { type: "string", default: "release" } } });
@@ -79,8 +80,12 @@ const WRAPPER = ["(function (exports, require, module) {", "\n})"];
 const PACKAGE_HOOK = `globalThis[Symbol.for("mcpfleet.package")]`;
 const LAZY_BUNDLES: Record<string, string> = {
   "kube-models.cjs": `module.exports = {${loaders.join(",\n")}};`,
-  "validators.cjs": `module.exports = require("./generated/validators.cjs");`,
 };
+// A bundle per precompiled validator, as the package has a module per schema.
+for (const name of readdirSync(join(root, PRECOMPILED_DIR))) {
+  LAZY_BUNDLES[`validators/${name}`] =
+    `module.exports = require(${JSON.stringify(`./${PRECOMPILED_DIR}/${name}`)});`;
+}
 
 const entry = `
 import { provideBundledInstallation } from "./src/assets.ts";
@@ -104,7 +109,7 @@ function lazyBundle(name) {
 provideBundledInstallation({
   paths: ${JSON.stringify(files)},
   read: (path) => sea.getAsset(path, "utf8"),
-  validators: () => lazyBundle("validators.cjs"),
+  validators: (name) => lazyBundle("validators/" + name),
   kubeModels: Object.fromEntries(
     ${JSON.stringify(models)}.map((p) => [p, async () => lazyBundle("kube-models.cjs")[p]()]),
   ),

@@ -15,8 +15,8 @@ export interface BundledInstallation {
   paths: readonly string[];
   /** One of those files' text. */
   read(path: string): string;
-  /** generated/validators.cjs, loaded. */
-  validators(): unknown;
+  /** A module of generated/validators/ by file name, loaded. */
+  validators(name: string): unknown;
   /** kubernetes-models' modules by path in the package (`apps/v1/Deployment.js`). */
   kubeModels: Readonly<Record<string, () => Promise<unknown>>>;
 }
@@ -78,14 +78,15 @@ export function installedFiles(dir: string, ext: string): InstalledFile[] {
 }
 
 /**
- * generated/validators.cjs, loaded (throws when it was never generated). From the package
- * directory, `load` takes the file's path (the default: require).
+ * The module `name` of generated/validators/, loaded (throws when it was never generated). From
+ * the package directory, `load` takes the file's path (the default: require).
  */
 export function installedValidators(
+  name: string,
   load: (path: string) => unknown = (path) => createRequire(path)(path),
 ): unknown {
-  if (bundled !== undefined) return bundled.validators();
-  return load(join(projectRoot(), "generated", "validators.cjs"));
+  if (bundled !== undefined) return bundled.validators(name);
+  return load(join(projectRoot(), "generated", "validators", name));
 }
 
 /** A package's directory tree, as far as existence and listing go (`.` is its root). */

@@ -3,9 +3,8 @@
 // held small while the modules load (young-generation.ts). V8 compiles hot functions on helper
 // threads; glibc gives each thread an arena of its own, which keeps what the compiler freed, and
 // raises the point above which it returns freed memory to the system after the first large
-// block is freed (the 3 MB read of generated/validators.cjs). On 10,000 resources that was about
-// 16 MB of the peak, for the same CPU time in one arena with the default threshold fixed. glibc
-// reads these variables only as a process starts, so the process replaces itself (execve: the
+// block is freed (a validator module's text). On 10,000 resources that was about 16 MB of the
+// peak, for the same CPU time in one arena with the default threshold fixed. glibc reads these variables only as a process starts, so the process replaces itself (execve: the
 // same process, its memory not doubled) once it knows the input is large; a small input, where
 // a second start would cost more time than the memory is worth, runs as it is. Not in the single
 // executable, whose start does not go through bin/.

@@ -1,7 +1,7 @@
 // A CommonJS file loaded with a V8 code cache made after it ran. Node's compile cache
 // (module.enableCompileCache) keeps a module's code as compiled when it loads, and V8 compiles
-// a function only when it is first called: for generated/validators.cjs, three megabytes of
-// validate functions, that left every run compiling the same functions again. A cache made at
+// a function only when it is first called: for the modules of generated/validators/, hundreds
+// of kilobytes of validate functions each, that left every run compiling the same functions again. A cache made at
 // the end of a run holds every function that run called, so the next run with the same kinds
 // compiles none of them. Beside the cache, the names of what it covers (for the validators,
 // the schemas whose validators were used): a run that uses something more writes the cache
@@ -93,7 +93,20 @@ export function loadWithCodeCache(path: string, dir: string): CodeCachedModule {
 }
 
 /** Files loaded by requireWithCodeCache, once each as require does, with who asked. */
-const required = new Map<string, { exports: unknown; users: (() => Iterable<string>)[] }>();
+interface Required {
+  loaded: CodeCachedModule;
+  users: (() => Iterable<string>)[];
+}
+const required = new Map<string, Required>();
+
+/** Writes the caches that miss something this run used; one exit listener for every file. */
+function saveCachesOnExit(): void {
+  for (const { loaded, users } of required.values()) {
+    const names = users.flatMap((u) => [...u()]);
+    if (loaded.cacheAccepted && names.every((n) => loaded.covered.has(n))) continue;
+    loaded.saveCache([...loaded.covered, ...names]);
+  }
+}
 
 /**
  * The exports of the CommonJS file at `path`, compiled with the code cache of an earlier run when
@@ -110,17 +123,12 @@ export function requireWithCodeCache(
   const known = required.get(path);
   if (known !== undefined) {
     known.users.push(used);
-    return known.exports;
+    return known.loaded.exports;
   }
   const dir = nodeModule.getCompileCacheDir?.();
   if (dir === undefined) return createRequire(path)(path);
   const loaded = loadWithCodeCache(path, dir);
-  const entry = { exports: loaded.exports, users: [used] };
-  required.set(path, entry);
-  process.once("exit", () => {
-    const names = entry.users.flatMap((u) => [...u()]);
-    if (loaded.cacheAccepted && names.every((n) => loaded.covered.has(n))) return;
-    loaded.saveCache([...loaded.covered, ...names]);
-  });
+  if (required.size === 0) process.once("exit", saveCachesOnExit);
+  required.set(path, { loaded, users: [used] });
   return loaded.exports;
 }

@@ -1,17 +1,26 @@
 // The validators of this installation's schemas, compiled by `make generate` into
-// generated/validators.cjs (ajv's standalone code): a run that uses them loads neither ajv nor
-// compiles anything, which was most of the start of a one-file `mcpfleet validate`. They are
-// used only for the schemas they were compiled from: the module carries the digest of the
-// schema sources, and the schema set must have been read from the snapshot of the same digest.
+// generated/validators/ (ajv's standalone code, a module per schema): a run that uses them loads
+// neither ajv nor compiles anything, which was most of the start of a one-file `mcpfleet
+// validate`. A module per schema, so that a run loads only the validators it uses (the registry
+// server its configuration's, a validate run those of the kinds in its files), not three
+// megabytes of all of them. They are used only for the schemas they were compiled from: each
+// module carries the digest of the schema sources, and the schema set must have been read from
+// the snapshot of the same digest.
 import type { FuncKeywordDefinition, ValidateFunction } from "ajv/dist/2020.js";
 import { installedValidators } from "../assets.js";
 import { requireWithCodeCache } from "./code-cache.js";
-import { KINDS, REGISTRY_CONFIG_SCHEMA_ID, VMCP_CONFIG_SCHEMA_ID, kindSchemaId } from "./kinds.js";
+import {
+  KINDS,
+  REGISTRY_CONFIG_SCHEMA_ID,
+  SCHEMA_BASE,
+  VMCP_CONFIG_SCHEMA_ID,
+  kindSchemaId,
+} from "./kinds.js";
 import type { StructuralBounds } from "./cel.js";
 import { type SchemaFile, snapshotDigest } from "./load.js";
 
 /** Where `make generate` writes the compiled validators. */
-export const PRECOMPILED_PATH = "generated/validators.cjs";
+export const PRECOMPILED_DIR = "generated/validators";
 
 /** The schemas compiled ahead: every kind and the two embedded configurations. */
 export const PRECOMPILED_REFS: readonly string[] = [
@@ -19,6 +28,17 @@ export const PRECOMPILED_REFS: readonly string[] = [
   REGISTRY_CONFIG_SCHEMA_ID,
   VMCP_CONFIG_SCHEMA_ID,
 ];
+
+/** The file name of a schema's module: `crd/mcpserver.v1beta1.yaml` as `crd-mcpserver.v1beta1.cjs`. */
+export function precompiledFileName(ref: string): string {
+  if (!ref.startsWith(SCHEMA_BASE) || ref.includes("#")) {
+    throw new Error(`not a schema of this installation: ${ref}`);
+  }
+  return `${ref
+    .slice(SCHEMA_BASE.length)
+    .replace(/\.yaml$/, "")
+    .replaceAll("/", "-")}.cjs`;
+}
 
 type KeywordValidate = NonNullable<FuncKeywordDefinition["validate"]>;
 
@@ -33,17 +53,19 @@ export interface KeywordRuntime {
   intOrString: KeywordValidate;
 }
 
-/** The shape of generated/validators.cjs. */
+/** The shape of a module in generated/validators/. */
 interface PrecompiledModule {
   digest: string;
-  validators(runtime: KeywordRuntime): Record<string, ValidateFunction>;
+  validator(runtime: KeywordRuntime): ValidateFunction;
 }
 
-export type Precompiled = Readonly<Record<string, ValidateFunction>>;
+/** The precompiled validator of a schema `$id`, loaded on first use; undefined when there is none. */
+export type Precompiled = (ref: string) => ValidateFunction | undefined;
 
 /**
- * The precompiled validators by schema `$id`, bound to `runtime`; undefined when `files` are not
- * the snapshot the module was compiled from (or there is no usable module).
+ * The precompiled validators, bound to `runtime`; undefined when `files` are not the snapshot
+ * the modules were compiled from. A schema whose module is missing, or was compiled from other
+ * sources, has none: its validator is compiled on first use.
  */
 export function loadPrecompiled(
   files: readonly SchemaFile[],
@@ -51,50 +73,46 @@ export function loadPrecompiled(
 ): Precompiled | undefined {
   const digest = snapshotDigest(files);
   if (digest === undefined) return undefined;
-  let module: PrecompiledModule;
-  // Loaded with a code cache made after an earlier run, which is made again when this run uses
-  // a validator it does not cover: see code-cache.ts.
-  const used = new Set<string>();
-  try {
-    module = installedValidators((path) =>
-      requireWithCodeCache(path, () => used),
-    ) as PrecompiledModule;
-  } catch {
-    return undefined; // not generated: every validator is compiled on first use
-  }
-  return module.digest === digest ? notingUse(module.validators(runtime), used) : undefined;
+  const loaded = new Map<string, ValidateFunction | undefined>();
+  return (ref) => {
+    if (!loaded.has(ref)) loaded.set(ref, loadOne(ref, digest, runtime));
+    return loaded.get(ref);
+  };
 }
 
-/** The validators, each `$id` noted in `used` when its validator is taken. */
-function notingUse(validators: Precompiled, used: Set<string>): Precompiled {
-  const out: Record<string, ValidateFunction> = {};
-  for (const [id, fn] of Object.entries(validators)) {
-    Object.defineProperty(out, id, {
-      enumerable: true,
-      get: () => {
-        used.add(id);
-        return fn;
-      },
-    });
+function loadOne(
+  ref: string,
+  digest: string,
+  runtime: KeywordRuntime,
+): ValidateFunction | undefined {
+  if (!ref.startsWith(SCHEMA_BASE) || ref.includes("#")) return undefined;
+  let module: PrecompiledModule;
+  try {
+    // Loaded with a code cache made after an earlier run: see code-cache.ts.
+    module = installedValidators(precompiledFileName(ref), (path) =>
+      requireWithCodeCache(path),
+    ) as PrecompiledModule;
+  } catch {
+    return undefined; // not generated: compiled on first use
   }
-  return out;
+  return module.digest === digest ? module.validator(runtime) : undefined;
 }
 
 /**
- * The text of generated/validators.cjs: ajv's standalone code for the validators, wrapped in a
- * function of the keyword runtime.
+ * The text of one module of generated/validators/: ajv's standalone code for the validator of
+ * `ref` (and the schemas it refers to), wrapped in a function of the keyword runtime.
  */
-export function precompiledModuleText(standaloneCode: string, digest: string): string {
+export function precompiledModuleText(ref: string, standaloneCode: string, digest: string): string {
   return [
     "// Generated by `make generate` (scripts/generate.ts) from schemas/: do not edit.",
     '"use strict";',
     `exports.digest = ${JSON.stringify(digest)};`,
-    "exports.validators = function validators(runtime) {",
+    "exports.validator = function validator(runtime) {",
     "const exports = {};",
     // Keyword functions are called with ajv's instance as `this`; none of ours uses it.
     "const self = undefined;",
     standaloneCode.replace(/^"use strict";/, ""),
-    "return exports;",
+    `return exports[${JSON.stringify(ref)}];`,
     "};",
     "",
   ].join("\n");

@@ -22,6 +22,7 @@ import {
   PRECOMPILED_REFS,
   type Precompiled,
   loadPrecompiled,
+  precompiledFileName,
   precompiledModuleText,
 } from "./precompiled.js";
 import { SERVER_UNCHECKED, markServerUncheckedRules } from "./server-unchecked.js";
@@ -540,16 +541,16 @@ export class SchemaSet {
   validator(ref: string): ValidateFunction {
     let fn = this.compiled.get(ref);
     if (fn === undefined) {
-      fn = this.precompiled?.[ref] ?? this.ajv.getSchema(ref);
+      fn = this.precompiled?.(ref) ?? this.ajv.getSchema(ref);
       if (fn === undefined) throw new McpfleetError("ERR_SCHEMA_LOAD", `no schema ${ref}`);
       this.compiled.set(ref, fn);
     }
     return fn;
   }
 
-  /** Whether `ref`'s validator comes from generated/validators.cjs (for tests). */
+  /** Whether `ref`'s validator comes from generated/validators/ (for tests). */
   isPrecompiled(ref: string): boolean {
-    return this.precompiled?.[ref] !== undefined;
+    return this.precompiled?.(ref) !== undefined;
   }
 
   /** Validates a document (left unchanged) against a schema, defaults applied first. */
@@ -617,10 +618,14 @@ export class SchemaSet {
 }
 
 /**
- * generated/validators.cjs for `files` (see precompiled.ts): ajv's standalone code of the
- * validators of PRECOMPILED_REFS, compiled exactly as a schema set compiles them.
+ * The modules of generated/validators/ for `files` by file name (see precompiled.ts): ajv's
+ * standalone code of each validator of PRECOMPILED_REFS and of the kinds' v1beta1 forms,
+ * compiled exactly as a schema set compiles them.
  */
-export function precompiledModule(files: readonly SchemaFile[], digest: string): string {
+export function precompiledModules(
+  files: readonly SchemaFile[],
+  digest: string,
+): Map<string, string> {
   const standaloneCode = require("ajv/dist/standalone/index.js") as {
     default: (ajv: Ajv2020, refs: Record<string, string>) => string;
   };
@@ -633,8 +638,12 @@ export function precompiledModule(files: readonly SchemaFile[], digest: string):
   const ajv = newAjv(keywordRuntime(unused), files, true, true);
   const forms = withVersionForms(files).map((f) => f.id);
   const versioned = KINDS.map(v1beta1SchemaId).filter((id) => forms.includes(id));
-  const refs = Object.fromEntries([...PRECOMPILED_REFS, ...versioned].map((ref) => [ref, ref]));
-  return precompiledModuleText(standaloneCode.default(ajv, refs), digest);
+  return new Map(
+    [...PRECOMPILED_REFS, ...versioned].map((ref) => [
+      precompiledFileName(ref),
+      precompiledModuleText(ref, standaloneCode.default(ajv, { [ref]: ref }), digest),
+    ]),
+  );
 }
 
 let defaultSet: SchemaSet | undefined;

@@ -56,7 +56,7 @@ describe("the npm package", () => {
       expect.arrayContaining([
         "bin/mcpfleet.js",
         "build/src/cli/main.js",
-        "generated/validators.cjs",
+        "generated/validators/config-registry-server.cjs",
         "crds/mcpserver.yaml",
         "docs/synth.md",
         "schemas-editor/mcpserver.json",

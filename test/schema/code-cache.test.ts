@@ -1,6 +1,6 @@
-// The code cache generated/validators.cjs is loaded with (src/schema/code-cache.ts): a cache
-// written after a run is taken by the next, the file behaves the same with it or without, and
-// neither a changed file nor a damaged cache runs with what the cache holds. Each load is a
+// The code cache the modules of generated/validators/ are loaded with (src/schema/code-cache.ts):
+// a cache written after a run is taken by the next, the file behaves the same with it or
+// without, and neither a changed file nor a damaged cache runs with what the cache holds. Each load is a
 // process of its own, as each run is: within one process V8 reuses what it compiled already,
 // whatever the cache says.
 import { spawnSync } from "node:child_process";

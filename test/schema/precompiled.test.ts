@@ -1,4 +1,4 @@
-// The validators `make generate` compiles ahead (generated/validators.cjs) must judge every
+// The validators `make generate` compiles ahead (generated/validators/) must judge every
 // document exactly as validators compiled from the schemas at run time do: the installed schema
 // set uses the former, any other the latter.
 import { readFileSync, readdirSync, statSync } from "node:fs";
