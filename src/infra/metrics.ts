@@ -228,26 +228,26 @@ export function registerProcessMetrics(registry: Registry, prefix: string): void
     read: () => number | undefined,
     labels?: Record<string, string>,
   ) => registry.register(new ReadOnScrape({ name: prefix + name, help, type, read, labels }));
-  const cpu = (pick: (usage: NodeJS.CpuUsage) => number) => () => pick(process.cpuUsage()) / 1e6;
-  const memory = (pick: (usage: NodeJS.MemoryUsage) => number) => () => pick(process.memoryUsage());
+  // Each group is read once per scrape, by its first metric (a registry writes its metrics in
+  // the order registered), so that the figures of one scrape agree with each other.
+  let cpu = process.cpuUsage();
+  let memory = process.memoryUsage();
 
-  add(
-    "counter",
-    "process_cpu_user_seconds_total",
-    "Total user CPU time spent in seconds.",
-    cpu((u) => u.user),
-  );
+  add("counter", "process_cpu_user_seconds_total", "Total user CPU time spent in seconds.", () => {
+    cpu = process.cpuUsage();
+    return cpu.user / 1e6;
+  });
   add(
     "counter",
     "process_cpu_system_seconds_total",
     "Total system CPU time spent in seconds.",
-    cpu((u) => u.system),
+    () => cpu.system / 1e6,
   );
   add(
     "counter",
     "process_cpu_seconds_total",
     "Total user and system CPU time spent in seconds.",
-    cpu((u) => u.user + u.system),
+    () => (cpu.user + cpu.system) / 1e6,
   );
   add(
     "gauge",
@@ -255,9 +255,10 @@ export function registerProcessMetrics(registry: Registry, prefix: string): void
     "Start time of the process since unix epoch in seconds.",
     () => processStart,
   );
-  add("gauge", "process_resident_memory_bytes", "Resident memory size in bytes.", () =>
-    process.memoryUsage.rss(),
-  );
+  add("gauge", "process_resident_memory_bytes", "Resident memory size in bytes.", () => {
+    memory = process.memoryUsage();
+    return memory.rss;
+  });
   if (process.platform === "linux") {
     add("gauge", "process_open_fds", "Number of open file descriptors.", openFds);
   }
@@ -265,19 +266,19 @@ export function registerProcessMetrics(registry: Registry, prefix: string): void
     "gauge",
     "nodejs_heap_size_total_bytes",
     "Process heap size from Node.js in bytes.",
-    memory((m) => m.heapTotal),
+    () => memory.heapTotal,
   );
   add(
     "gauge",
     "nodejs_heap_size_used_bytes",
     "Process heap size used from Node.js in bytes.",
-    memory((m) => m.heapUsed),
+    () => memory.heapUsed,
   );
   add(
     "gauge",
     "nodejs_external_memory_bytes",
     "Node.js external memory size in bytes.",
-    memory((m) => m.external),
+    () => memory.external,
   );
   const [major = "", minor = "", patch = ""] = process.versions.node.split(".");
   add("gauge", "nodejs_version_info", "Node.js version info.", () => 1, {
