@@ -34,7 +34,10 @@ export interface SchedulerOptions {
   observe?: SyncObserver;
   /** Fraction of the interval added or removed at random (default 0.1). */
   jitter?: number;
-  /** Delay before a source's first sync, in milliseconds (default: a random 0-250 ms). */
+  /**
+   * Delay before a source's first sync, in milliseconds (default none: the server is ready only
+   * once every source has been tried, and intervals carry the jitter that spreads later syncs).
+   */
   initialDelayMs?: number;
   /** What sources created through the admin API may read (config `adminSources`). */
   adminPolicy?: LocationPolicy;
@@ -72,7 +75,7 @@ export class SyncScheduler {
       const cfg = w.cfg;
       const slot: Slot = { cfg, guarded: w.guarded, key: keyOf(w), attempted: false };
       this.slots.set(name, slot);
-      this.schedule(slot, this.opts.initialDelayMs ?? Math.random() * 250);
+      this.schedule(slot, this.opts.initialDelayMs ?? 0);
       if (cfg.kubernetes !== undefined) {
         this.watch(name, slot, cfg.kubernetes.namespaces).catch((err: unknown) => {
           this.opts.log.warn({ source: name, err: (err as Error).message }, "cannot watch");
