@@ -6,9 +6,18 @@
 // compilers generate, with a fraction of the start-up time and memory. And each is compiled on
 // the first request that needs it, not at start: a server is ready sooner, and the schemas of
 // routes nobody calls (the admin API on a read replica, most of the hidden mounts) cost nothing.
+import { createRequire } from "node:module";
 import type { ValidateFunction } from "ajv";
 import type { FastifyServerOptions } from "fastify";
-import fastJsonStringify from "fast-json-stringify";
+import type fastJsonStringifyModule from "fast-json-stringify";
+
+// fast-json-stringify (and the ajv it loads, some 70 modules) is loaded when the first serializer
+// is built, on the first request that needs one, not as the server starts. It is CommonJS.
+const require = createRequire(import.meta.url);
+const fastJsonStringify = (
+  ...args: Parameters<typeof fastJsonStringifyModule>
+): ReturnType<typeof fastJsonStringifyModule> =>
+  (require("fast-json-stringify") as typeof fastJsonStringifyModule)(...args);
 
 type SerializerFactory = NonNullable<
   NonNullable<FastifyServerOptions["schemaController"]>["compilersFactory"]
@@ -67,33 +76,34 @@ export class DeferredCompiles {
 /**
  * A serializer factory for `schemaController.compilersFactory.buildSerializer`: fast-json-stringify
  * with the options Fastify's default passes (the server's serializerOpts and the shared schemas),
- * one function per distinct schema and shared schemas.
+ * one function per distinct schema and shared schemas. Which schemas are the same is decided on
+ * a route's first response too: writing every route's schemas out as JSON was a tenth of start.
  */
 export function sharedSerializers(deferred: DeferredCompiles): NonNullable<SerializerFactory> {
   const compiled = new Map<string, Serializer>();
   return (externalSchemas, serializerOpts) => {
-    const shared = (externalSchemas ?? {}) as Record<string, fastJsonStringify.Schema>;
-    const context = JSON.stringify([serializerOpts, shared]);
-    return ({ schema }) => {
-      const key = `${context}${JSON.stringify(schema)}`;
-      let fn = compiled.get(key);
-      if (fn === undefined) {
-        // As Fastify's default: a schema is never among its own shared schemas.
-        const id = (schema as { $id?: unknown }).$id;
-        const own = typeof id === "string" && id in shared;
-        const schemas = own
-          ? Object.fromEntries(Object.entries(shared).filter(([k]) => k !== id))
-          : shared;
-        fn = deferred.serializer(() =>
-          fastJsonStringify(schema as fastJsonStringify.Schema, {
+    const shared = (externalSchemas ?? {}) as Record<string, fastJsonStringifyModule.Schema>;
+    let context: string | undefined;
+    return ({ schema }) =>
+      deferred.serializer(() => {
+        context ??= JSON.stringify([serializerOpts, shared]);
+        const key = `${context}${JSON.stringify(schema)}`;
+        let fn = compiled.get(key);
+        if (fn === undefined) {
+          // As Fastify's default: a schema is never among its own shared schemas.
+          const id = (schema as { $id?: unknown }).$id;
+          const own = typeof id === "string" && id in shared;
+          const schemas = own
+            ? Object.fromEntries(Object.entries(shared).filter(([k]) => k !== id))
+            : shared;
+          fn = fastJsonStringify(schema as fastJsonStringifyModule.Schema, {
             ...serializerOpts,
             schema: schemas,
-          }),
-        );
-        compiled.set(key, fn);
-      }
-      return fn;
-    };
+          });
+          compiled.set(key, fn);
+        }
+        return fn;
+      });
   };
 }
 

@@ -87,6 +87,19 @@ const OPENAPI_SCHEMA = {
   response: { 200: { type: "object", additionalProperties: true }, ...BAD_URL },
 };
 
+// The probes' answers, written ahead: a probe is answered without a serializer, so the first
+// answer of a starting server does not wait for the JSON serializers to load and compile.
+const HEALTHY = JSON.stringify({ status: "ok" });
+const READY = JSON.stringify({ status: "ready" });
+const NOT_READY = JSON.stringify({ status: "not ready" });
+
+function probeAnswer(reply: FastifyReply, body: string): FastifyReply {
+  return reply
+    .header("content-type", "application/json; charset=utf-8")
+    .header("cache-control", "no-store")
+    .send(body);
+}
+
 /**
  * The readiness answer. The first-sync gate is for start-up only: once open it stays open, so
  * a source created later through the admin API does not take a serving replica out of rotation.
@@ -98,11 +111,7 @@ function readiness(opts: PublicOptions) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const notReady = (reason: string, err?: unknown) => {
       req.log.warn({ err, reason }, "not ready");
-      return reply
-        .code(503)
-        .header("retry-after", RETRY_AFTER_SECONDS)
-        .header("cache-control", "no-store")
-        .send({ status: "not ready" });
+      return probeAnswer(reply.code(503).header("retry-after", RETRY_AFTER_SECONDS), NOT_READY);
     };
     try {
       await opts.store.ping();
@@ -115,7 +124,7 @@ function readiness(opts: PublicOptions) {
       }
       firstSyncsDone = true;
     }
-    return { status: "ready" };
+    return probeAnswer(reply, READY);
   };
 }
 
@@ -145,7 +154,8 @@ function openApiDocument(app: FastifyInstance) {
 }
 
 export const publicRoutes: FastifyPluginCallback<PublicOptions> = (app, opts, done) => {
-  const ok = () => Promise.resolve({ status: "ok" });
+  const ok = (_req: FastifyRequest, reply: FastifyReply) =>
+    Promise.resolve(probeAnswer(reply, HEALTHY));
   app.get("/health", { schema: HEALTH_SCHEMA }, ok);
   // Where clients of the official registry probe its health; the same answer.
   app.get("/v0.1/health", { schema: { ...OFFICIAL_HEALTH_SCHEMA, hide: false } }, ok);
