@@ -11,6 +11,7 @@ import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import nodeModule, { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { withCodeCacheFlags } from "../young-generation-growth.js";
 
 /** Wraps the file as Node's CommonJS loader does; on one line, so that line numbers hold. */
 const WRAPPER = ["(function (exports, require, module, __filename, __dirname) {", "\n})"] as const;
@@ -69,10 +70,14 @@ export function loadWithCodeCache(path: string, dir: string): CodeCachedModule {
   const text = readFileSync(path, "utf8");
   const cacheFile = cacheFileOf(path, text, dir);
   const cachedData = readCache(cacheFile);
-  const script = new Script(WRAPPER[0] + text + WRAPPER[1], {
-    filename: path,
-    ...(cachedData === undefined ? {} : { cachedData }),
-  });
+  // Taken and made with the same V8 flags, whatever the run set since (see the module).
+  const script = withCodeCacheFlags(
+    () =>
+      new Script(WRAPPER[0] + text + WRAPPER[1], {
+        filename: path,
+        ...(cachedData === undefined ? {} : { cachedData }),
+      }),
+  );
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run(module.exports, createRequire(path), module, path, dirname(path));
@@ -83,7 +88,10 @@ export function loadWithCodeCache(path: string, dir: string): CodeCachedModule {
     covered: cacheAccepted ? readCovered(cacheFile) : new Set(),
     saveCache: (covered) => {
       try {
-        writeAtomically(cacheFile, script.createCachedData());
+        writeAtomically(
+          cacheFile,
+          withCodeCacheFlags(() => script.createCachedData()),
+        );
         writeAtomically(`${cacheFile}.json`, JSON.stringify([...new Set(covered)].sort()));
       } catch {
         // A cache that cannot be written costs the next run time, nothing else.

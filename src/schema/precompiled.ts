@@ -1,11 +1,11 @@
 // The validators of this installation's schemas, compiled by `make generate` into
-// generated/validators/ (ajv's standalone code, a module per schema): a run that uses them loads
-// neither ajv nor compiles anything, which was most of the start of a one-file `mcpfleet
-// validate`. A module per schema, so that a run loads only the validators it uses (the registry
-// server its configuration's, a validate run those of the kinds in its files), not three
-// megabytes of all of them. They are used only for the schemas they were compiled from: each
-// module carries the digest of the schema sources, and the schema set must have been read from
-// the snapshot of the same digest.
+// generated/validators/ (ajv's standalone code): a run that uses them loads neither ajv nor
+// compiles anything, which was most of the start of a one-file `mcpfleet validate`. One module
+// holds every validator (the kinds share most of their definitions, compiled once there for
+// all); the registry server's configuration has a module of its own as well, so that the server,
+// which checks nothing else, loads 200 KB of validator rather than 3 MB. They are used only for
+// the schemas they were compiled from: each module carries the digest of the schema sources,
+// and the schema set must have been read from the snapshot of the same digest.
 import type { FuncKeywordDefinition, ValidateFunction } from "ajv/dist/2020.js";
 import { installedValidators } from "../assets.js";
 import { requireWithCodeCache } from "./code-cache.js";
@@ -29,15 +29,21 @@ export const PRECOMPILED_REFS: readonly string[] = [
   VMCP_CONFIG_SCHEMA_ID,
 ];
 
-/** The file name of a schema's module: `crd/mcpserver.v1beta1.yaml` as `crd-mcpserver.v1beta1.cjs`. */
-export function precompiledFileName(ref: string): string {
-  if (!ref.startsWith(SCHEMA_BASE) || ref.includes("#")) {
-    throw new Error(`not a schema of this installation: ${ref}`);
+/** The module of generated/validators/ with every validator. */
+const ALL_MODULE = "all.cjs";
+
+/** The modules of one validator each, for a process that uses only that one. */
+const OWN_MODULES: Readonly<Record<string, string>> = {
+  [REGISTRY_CONFIG_SCHEMA_ID]: "registry-server.cjs",
+};
+
+/** The modules of generated/validators/, each with the `$id`s of the validators it holds. */
+export function precompiledModuleRefs(refs: readonly string[]): Map<string, string[]> {
+  const modules = new Map<string, string[]>([[ALL_MODULE, [...refs]]]);
+  for (const [ref, file] of Object.entries(OWN_MODULES)) {
+    if (refs.includes(ref)) modules.set(file, [ref]);
   }
-  return `${ref
-    .slice(SCHEMA_BASE.length)
-    .replace(/\.yaml$/, "")
-    .replaceAll("/", "-")}.cjs`;
+  return modules;
 }
 
 type KeywordValidate = NonNullable<FuncKeywordDefinition["validate"]>;
@@ -56,7 +62,7 @@ export interface KeywordRuntime {
 /** The shape of a module in generated/validators/. */
 interface PrecompiledModule {
   digest: string;
-  validator(runtime: KeywordRuntime): ValidateFunction;
+  validators(runtime: KeywordRuntime): Record<string, ValidateFunction>;
 }
 
 /** The precompiled validator of a schema `$id`, loaded on first use; undefined when there is none. */
@@ -73,46 +79,67 @@ export function loadPrecompiled(
 ): Precompiled | undefined {
   const digest = snapshotDigest(files);
   if (digest === undefined) return undefined;
-  const loaded = new Map<string, ValidateFunction | undefined>();
+  const modules = new Map<string, Record<string, ValidateFunction> | undefined>();
+  // The schemas whose validators were taken, by module, for its code cache (see code-cache.ts).
+  const used = new Map<string, Set<string>>();
+  const take = (file: string, ref: string): ValidateFunction | undefined => {
+    const fn = modules.get(file)?.[ref];
+    if (fn !== undefined) used.get(file)?.add(ref);
+    return fn;
+  };
   return (ref) => {
-    if (!loaded.has(ref)) loaded.set(ref, loadOne(ref, digest, runtime));
-    return loaded.get(ref);
+    if (!ref.startsWith(SCHEMA_BASE) || ref.includes("#")) return undefined;
+    // A module loaded already serves it; else its own module, or the one with every validator.
+    for (const file of modules.keys()) {
+      const fn = take(file, ref);
+      if (fn !== undefined) return fn;
+    }
+    const file = OWN_MODULES[ref] ?? ALL_MODULE;
+    if (modules.has(file)) return undefined;
+    const taken = new Set<string>();
+    used.set(file, taken);
+    modules.set(
+      file,
+      loadModule(file, digest, runtime, () => taken),
+    );
+    return take(file, ref);
   };
 }
 
-function loadOne(
-  ref: string,
+function loadModule(
+  file: string,
   digest: string,
   runtime: KeywordRuntime,
-): ValidateFunction | undefined {
-  if (!ref.startsWith(SCHEMA_BASE) || ref.includes("#")) return undefined;
+  used: () => Iterable<string>,
+): Record<string, ValidateFunction> | undefined {
   let module: PrecompiledModule;
   try {
-    // Loaded with a code cache made after an earlier run: see code-cache.ts.
-    module = installedValidators(precompiledFileName(ref), (path) =>
-      requireWithCodeCache(path),
+    // Loaded with a code cache made after an earlier run, which is made again when this run uses
+    // a validator it does not cover: see code-cache.ts.
+    module = installedValidators(file, (path) =>
+      requireWithCodeCache(path, used),
     ) as PrecompiledModule;
   } catch {
     return undefined; // not generated: compiled on first use
   }
-  return module.digest === digest ? module.validator(runtime) : undefined;
+  return module.digest === digest ? module.validators(runtime) : undefined;
 }
 
 /**
- * The text of one module of generated/validators/: ajv's standalone code for the validator of
- * `ref` (and the schemas it refers to), wrapped in a function of the keyword runtime.
+ * The text of one module of generated/validators/: ajv's standalone code for some validators,
+ * wrapped in a function of the keyword runtime.
  */
-export function precompiledModuleText(ref: string, standaloneCode: string, digest: string): string {
+export function precompiledModuleText(standaloneCode: string, digest: string): string {
   return [
     "// Generated by `make generate` (scripts/generate.ts) from schemas/: do not edit.",
     '"use strict";',
     `exports.digest = ${JSON.stringify(digest)};`,
-    "exports.validator = function validator(runtime) {",
+    "exports.validators = function validators(runtime) {",
     "const exports = {};",
     // Keyword functions are called with ajv's instance as `this`; none of ours uses it.
     "const self = undefined;",
     standaloneCode.replace(/^"use strict";/, ""),
-    `return exports[${JSON.stringify(ref)}];`,
+    "return exports;",
     "};",
     "",
   ].join("\n");

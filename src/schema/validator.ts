@@ -22,7 +22,7 @@ import {
   PRECOMPILED_REFS,
   type Precompiled,
   loadPrecompiled,
-  precompiledFileName,
+  precompiledModuleRefs,
   precompiledModuleText,
 } from "./precompiled.js";
 import { SERVER_UNCHECKED, markServerUncheckedRules } from "./server-unchecked.js";
@@ -619,7 +619,7 @@ export class SchemaSet {
 
 /**
  * The modules of generated/validators/ for `files` by file name (see precompiled.ts): ajv's
- * standalone code of each validator of PRECOMPILED_REFS and of the kinds' v1beta1 forms,
+ * standalone code of the validators of PRECOMPILED_REFS and of the kinds' v1beta1 forms,
  * compiled exactly as a schema set compiles them.
  */
 export function precompiledModules(
@@ -638,10 +638,14 @@ export function precompiledModules(
   const ajv = newAjv(keywordRuntime(unused), files, true, true);
   const forms = withVersionForms(files).map((f) => f.id);
   const versioned = KINDS.map(v1beta1SchemaId).filter((id) => forms.includes(id));
+  const modules = precompiledModuleRefs([...PRECOMPILED_REFS, ...versioned]);
   return new Map(
-    [...PRECOMPILED_REFS, ...versioned].map((ref) => [
-      precompiledFileName(ref),
-      precompiledModuleText(ref, standaloneCode.default(ajv, { [ref]: ref }), digest),
+    [...modules].map(([file, refs]) => [
+      file,
+      precompiledModuleText(
+        standaloneCode.default(ajv, Object.fromEntries(refs.map((ref) => [ref, ref]))),
+        digest,
+      ),
     ]),
   );
 }

@@ -56,7 +56,8 @@ describe("the npm package", () => {
       expect.arrayContaining([
         "bin/mcpfleet.js",
         "build/src/cli/main.js",
-        "generated/validators/config-registry-server.cjs",
+        "generated/validators/all.cjs",
+        "generated/validators/registry-server.cjs",
         "crds/mcpserver.yaml",
         "docs/synth.md",
         "schemas-editor/mcpserver.json",
