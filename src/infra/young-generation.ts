@@ -9,7 +9,8 @@
 // initial size while the modules load, and the run lets it grow to a small cap and holds it
 // there (docs/validate.md, "Start-up and memory"). The registry server does the same once its
 // first syncs are done (docs/registry.md, "Footprint").
-import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
+import { getHeapSpaceStatistics } from "node:v8";
+import { setYoungGenerationGrowth } from "../young-generation-growth.js";
 
 /** Both semi-spaces together, in MB: the smallest measured that promotes no per-file garbage. */
 export const YOUNG_GENERATION_CAP_MB = 4;
@@ -25,7 +26,7 @@ function sizedByNodeOptions(): boolean {
 
 /** Stops the young generation's growth where it is now (the launcher, before modules load). */
 export function holdYoungGeneration(): void {
-  if (!sizedByNodeOptions()) setFlagsFromString("--semi-space-growth-factor=1");
+  if (!sizedByNodeOptions()) setYoungGenerationGrowth(1);
 }
 
 /**
@@ -40,11 +41,11 @@ export function youngGenerationCap(capMb = YOUNG_GENERATION_CAP_MB): () => void 
     if (held) return;
     const young = getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
     if (young !== undefined && young.space_size < capMb * 1024 * 1024) {
-      if (!growing) setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
+      if (!growing) setYoungGenerationGrowth(V8_GROWTH_FACTOR);
       growing = true;
       return;
     }
-    setFlagsFromString("--semi-space-growth-factor=1");
+    setYoungGenerationGrowth(1);
     held = true;
   };
 }

@@ -20,6 +20,9 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const TSX = import.meta.resolve("tsx");
 const MODULE = pathToFileURL(join(import.meta.dirname, "../../src/schema/code-cache.ts")).href;
+const GROWTH = pathToFileURL(
+  join(import.meta.dirname, "../../src/young-generation-growth.ts"),
+).href;
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -38,8 +41,11 @@ exports.where = __filename;
 exports.twice = function twice(n) { return n * 2; };
 `;
 
-// Loads the file with the cache of `dir`, calls it, writes the cache, and says what it saw.
+// Loads the file with the cache of `dir`, calls it, writes the cache, and says what it saw; with
+// $GROWTH, the young generation's growth factor set first, as the CLI sets it during a run.
 const RUNNER = `import { loadWithCodeCache } from ${JSON.stringify(MODULE)};
+import { setYoungGenerationGrowth } from ${JSON.stringify(GROWTH)};
+if (process.env.GROWTH) setYoungGenerationGrowth(Number(process.env.GROWTH));
 const [file, dir] = process.argv.slice(2);
 const loaded = loadWithCodeCache(file, dir);
 const { name, where, twice } = loaded.exports;
@@ -56,11 +62,12 @@ interface Seen {
   twice: number;
 }
 
-function loadInProcess(dir: string, file: string): Seen {
+function loadInProcess(dir: string, file: string, growth = ""): Seen {
   const runner = join(dir, "runner.mts");
   writeFileSync(runner, RUNNER);
   const r = spawnSync(process.execPath, ["--import", TSX, runner, file, dir], {
     encoding: "utf8",
+    env: { ...process.env, GROWTH: growth },
   });
   expect(r.stderr).toBe("");
   return JSON.parse(r.stdout) as Seen;
@@ -81,6 +88,16 @@ describe("loadWithCodeCache", () => {
     expect(loadInProcess(dir, file)).toEqual({ accepted: true, covered: ["one"], ...expected });
     // Written beside and renamed: nothing half-written is left.
     expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("takes the cache whatever the young generation's growth when it was made and taken", () => {
+    // V8 refuses a cache made with other flags, and the CLI changes this one during a run.
+    const dir = tempDir();
+    const file = join(dir, "module.cjs");
+    writeFileSync(file, SOURCE);
+    loadInProcess(dir, file, "1");
+    expect(loadInProcess(dir, file, "2")).toMatchObject({ accepted: true, twice: 42 });
+    expect(loadInProcess(dir, file, "1")).toMatchObject({ accepted: true, twice: 42 });
   });
 
   it("does not run a changed file with the old file's cache", () => {
