@@ -6,7 +6,11 @@ import type { Logger } from "pino";
 import { didYouMean } from "../suggest.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { parseDuration } from "../duration.js";
-import { holdYoungGeneration, youngGenerationCap } from "../infra/young-generation.js";
+import {
+  holdYoungGeneration,
+  nodeFlagGiven,
+  youngGenerationCap,
+} from "../infra/young-generation.js";
 
 const USAGE = `Usage: mcpfleet registry serve --config FILE [options]
        mcpfleet registry publish FILE | status NAME[@VERSION] --set STATUS | list [options]
@@ -134,9 +138,8 @@ function untilStopped(server: { log: Logger; close(): Promise<void> }): Promise<
  * A flag of the same family given to Node is left to decide (docs/registry.md, "Footprint").
  */
 function sizeHeapForServing(): void {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
   holdYoungGeneration();
-  if (!given.includes("heap-growing")) setFlagsFromString("--heap-growing-percent=20");
+  if (!nodeFlagGiven("heap-growing")) setFlagsFromString("--heap-growing-percent=20");
 }
 
 /** The young generation's cap while serving (both semi-spaces, MB). */

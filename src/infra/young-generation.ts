@@ -18,11 +18,14 @@ export const YOUNG_GENERATION_CAP_MB = 4;
 /** V8's own growth factor of the young generation (--semi-space-growth-factor's default). */
 const V8_GROWTH_FACTOR = 2;
 
-/** Whether the command line or NODE_OPTIONS sizes the young generation: theirs stands. */
-function sizedByNodeOptions(): boolean {
+/** Whether the command line or NODE_OPTIONS gives a V8 flag of this family: theirs stands. */
+export function nodeFlagGiven(family: string): boolean {
   const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
-  return given.includes("semi-space");
+  return given.includes(family);
 }
+
+/** Whether the command line or NODE_OPTIONS sizes the young generation. */
+const sizedByNodeOptions = (): boolean => nodeFlagGiven("semi-space");
 
 /** Stops the young generation's growth where it is now (the launcher, before modules load). */
 export function holdYoungGeneration(): void {
