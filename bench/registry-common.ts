@@ -8,6 +8,7 @@ import { pino } from "pino";
 import { parseConfig } from "../src/registry/config/load.js";
 import { RegistryServer } from "../src/registry/server.js";
 import { MCPFLEET_REGISTRY_ENV } from "../src/synth/constructs/mcpregistry.js";
+import { listeningUrl } from "../test/support/listening.js";
 
 export function generatedServer(i: number): Record<string, unknown> {
   const id = String(i).padStart(6, "0");
@@ -151,15 +152,7 @@ export async function spawnRegistry(
     await exited;
   };
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout?.on("data", (d: Buffer) => {
-        out += d.toString();
-        const m = /"url":"(http:[^"]+)"/.exec(out);
-        if (m?.[1] !== undefined) resolve(m[1]);
-      });
-      child.once("exit", (code) => reject(new Error(`registry exited with ${String(code)}`)));
-    });
+    const url = await listeningUrl(child);
     return { child, url, how: useBuilt ? "build/ command" : "tsx", stop };
   } catch (err) {
     await stop();

@@ -27,6 +27,7 @@ import {
   writeCatalog,
   type RegistryProcess,
 } from "./registry-common.js";
+import { listeningUrl } from "../test/support/listening.js";
 
 const ROUNDS = 3;
 const ENTRIES = 10_000;
@@ -72,15 +73,7 @@ async function startBare(file: string): Promise<Started> {
     env: { ...process.env, ...REGISTRY_POD_ENV },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /"url":"(http:[^"]+)"/.exec(out);
-      if (m?.[1] !== undefined) resolve(m[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`bare Fastify exited with ${String(code)}`)));
-  });
+  const url = await listeningUrl(child);
   const readyS = await untilReady(url, t0);
   const stop = async () => {
     const exited = new Promise((r) => child.once("exit", r));

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { findPostgresBin, startPostgres } from "../test/support/postgres.js";
+import { TEAM_ONLY } from "../test/registry/helpers.js";
 import { line, load, startFromYaml } from "./registry-common.js";
 
 const CONNECTIONS = 10;
@@ -21,14 +22,7 @@ if (findPostgresBin() === undefined) {
     writeFileSync(join(dir, "app-pw"), db.appPassword);
     writeFileSync(join(dir, "mig-pw"), db.migrationPassword);
     const server = await startFromYaml(
-      `
-sources:
-  - name: team
-    managed: {}
-registries:
-  - name: default
-    sources: [team]
-auth: { mode: anonymous }
+      `${TEAM_ONLY}auth: { mode: anonymous }
 database:
   host: 127.0.0.1
   port: ${db.port}

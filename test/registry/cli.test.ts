@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { untilReady } from "./helpers.js";
+import { listeningUrl } from "../support/listening.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,13 +30,8 @@ describe("mcpfleet registry serve", () => {
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
     try {
-      let url: string | undefined;
-      for (let i = 0; i < 300 && url === undefined; i++) {
-        url = /"url":"(http:\/\/[^"]+)"/.exec(out)?.[1];
-        if (url === undefined) await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(url, out).toBeDefined();
-      await untilReady(url!);
+      const url = await listeningUrl(child);
+      await untilReady(url);
       const res = await fetch(`${url}/default/v0.1/servers`);
       expect(res.status).toBe(200);
       const body = (await res.json()) as { servers: { server: { name: string } }[] };

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TEAM_ONLY, untilReady } from "./helpers.js";
+import { listeningUrl } from "../support/listening.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "registry-lazy-"));
@@ -57,15 +58,7 @@ async function loadedModules(mode: keyof typeof AUTH): Promise<string[]> {
     { cwd: ROOT, env: { ...process.env, MODULES_OUT: out }, stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  const url = await new Promise<string>((resolve, reject) => {
-    let log = "";
-    child.stdout.on("data", (d: Buffer) => {
-      log += d.toString();
-      const m = /"url":"(http:[^"]+)"/.exec(log);
-      if (m?.[1] !== undefined) resolve(m[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`registry serve exited with ${String(code)}`)));
-  });
+  const url = await listeningUrl(child);
   await untilReady(url);
   expect((await fetch(`${url}/default/v0.1/servers`)).status).toBe(mode === "oauth" ? 401 : 200);
   child.kill("SIGTERM");
