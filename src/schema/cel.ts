@@ -1,21 +1,36 @@
-import { type ASTNode, Environment } from "@marcbachmann/cel-js";
+import { createRequire } from "node:module";
+import type * as CelEngine from "@marcbachmann/cel-js";
+import type { ASTNode, Environment } from "@marcbachmann/cel-js";
 import { type FastRule, compileFastRule } from "./cel-fast.js";
 import { McpfleetError } from "../errors.js";
+
+// The CEL engine is loaded when a rule must be parsed or evaluated by it: the rules of this
+// installation's schemas come with their syntax trees (see RuleTree), and most rules hold and
+// are decided by their shortcut, so a run whose documents are valid may never load it.
+const require = createRequire(import.meta.url);
+let engine: Environment | undefined;
 
 /**
  * CEL as the Kubernetes API server evaluates `x-kubernetes-validations`: `self` is the node the
  * rule sits on, integers are CEL ints, optionals are enabled. Programs are compiled once per rule.
  */
-const environment = new Environment({
-  unlistedVariablesAreDyn: true,
-  homogeneousAggregateLiterals: false,
-  enableOptionalTypes: true,
-});
+function environment(): Environment {
+  if (engine === undefined) {
+    const cel = require("@marcbachmann/cel-js") as typeof CelEngine;
+    engine = new cel.Environment({
+      unlistedVariablesAreDyn: true,
+      homogeneousAggregateLiterals: false,
+      enableOptionalTypes: true,
+    });
+  }
+  return engine;
+}
 
 type Program = ((context: Record<string, unknown>) => unknown) & { ast: ASTNode };
 
 interface CompiledRule {
-  program: Program;
+  /** The engine's program, parsed when the engine is first asked (see programOf). */
+  program: Program | undefined;
   /** The shortcut for when the rule holds (cel-fast.ts); undefined: the engine only. */
   fast: FastRule | undefined;
   /** How deeply the rule's comprehensions nest (`all` inside `all`: 2). */
@@ -65,28 +80,73 @@ export class CelCompileError extends McpfleetError {
   }
 }
 
-function compile(rule: string): CompiledRule {
+function parse(rule: string): Program {
+  try {
+    return environment().parse(rule) as Program;
+  } catch (err) {
+    throw new CelCompileError((err as Error).message);
+  }
+}
+
+/**
+ * A rule's syntax tree as data: what the engine's parser gives, without source positions, whole
+ * numbers as `{ "int": "12" }` (they are BigInts). Written into the precompiled validators with
+ * each rule, so that its shortcut is made without the engine.
+ */
+export type RuleTree = unknown;
+
+/** The syntax tree of a rule as a RuleTree. */
+export function ruleTree(rule: string): RuleTree {
+  const strip = (n: unknown): unknown => {
+    if (typeof n === "bigint") return { int: String(n) };
+    if (Array.isArray(n)) return n.map(strip);
+    if (n !== null && typeof n === "object" && "op" in n) {
+      const { op, args } = n as { op: unknown; args: unknown };
+      return { op, args: strip(args) };
+    }
+    if (n !== null && typeof n === "object") {
+      throw new CelCompileError(`a syntax tree node of no known form in rule ${rule}`);
+    }
+    return n;
+  };
+  return strip(parse(rule).ast);
+}
+
+/** The syntax tree a RuleTree was written from, as cel-fast.ts reads it. */
+function fromRuleTree(tree: RuleTree): ASTNode {
+  const build = (n: unknown): unknown => {
+    if (Array.isArray(n)) return n.map(build);
+    if (n !== null && typeof n === "object") {
+      if ("op" in n) {
+        const { op, args } = n as { op: unknown; args: unknown };
+        return { op, args: build(args) };
+      }
+      return BigInt((n as { int: string }).int);
+    }
+    return n;
+  };
+  return build(tree) as ASTNode;
+}
+
+function compile(rule: string, tree?: RuleTree): CompiledRule {
   let entry = compiled.get(rule);
   if (entry === undefined) {
-    let program: Program;
-    try {
-      program = environment.parse(rule);
-    } catch (err) {
-      throw new CelCompileError((err as Error).message);
-    }
-    entry = {
-      program,
-      fast: compileFastRule(program.ast),
-      depth: comprehensionDepth(program.ast),
-    };
+    const program = tree === undefined ? parse(rule) : undefined;
+    const ast = program?.ast ?? fromRuleTree(tree);
+    entry = { program, fast: compileFastRule(ast), depth: comprehensionDepth(ast) };
     compiled.set(rule, entry);
   }
   return entry;
 }
 
+/** The engine's program of a compiled rule, parsed on first use. */
+function programOf(rule: string, entry: CompiledRule): Program {
+  return (entry.program ??= parse(rule));
+}
+
 /** Compiles a rule, throwing CelCompileError with the engine's message when it does not parse. */
 export function compileRule(rule: string): Program {
-  return compile(rule).program;
+  return programOf(rule, compile(rule));
 }
 
 /** The shortcut closure of a rule, or undefined when the engine alone evaluates it. */
@@ -142,8 +202,9 @@ export function evaluateRule(
 /** evaluateRule() for one rule, looked up once: for callers that evaluate it many times. */
 export function ruleEvaluator(
   rule: string,
+  tree?: RuleTree,
 ): (self: unknown, cache?: CelValueCache | (() => CelValueCache)) => RuleOutcome {
-  const { fast, depth } = compile(rule);
+  const { fast, depth } = compile(rule, tree);
   return (self, cache) => {
     if (fast !== undefined && fast(self) === true) return HOLDS;
     if (depth >= 2 && longestCollection(self) ** depth > CEL_COST_BUDGET) {
@@ -164,7 +225,7 @@ export function evaluateWithEngine(
   self: unknown,
   cache?: CelValueCache,
 ): RuleOutcome {
-  const { program } = compile(rule);
+  const program = programOf(rule, compile(rule));
   try {
     const result = program({ self: toCelValue(self, cache) });
     return result === true ? HOLDS : { ok: false };

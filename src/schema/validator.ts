@@ -6,8 +6,10 @@ import { didYouMean } from "../suggest.js";
 import {
   type CelValueCache,
   type StructuralBounds,
+  type RuleTree,
   exceedsBounds,
   ruleEvaluator,
+  ruleTree,
   structuralBounds,
 } from "./cel.js";
 import { KINDS, type Kind, kindSchemaId } from "./kinds.js";
@@ -60,6 +62,8 @@ export interface SchemaIssue {
 
 interface CelRule {
   rule: string;
+  /** The rule's syntax tree, as the precompiled validators carry it (see RuleTree). */
+  tree?: RuleTree;
   message?: string;
   messageExpression?: string;
   fieldPath?: string;
@@ -105,7 +109,7 @@ function celValidator(
     let errors = NO_ERRORS;
     for (const entry of compiled) {
       const { rule, pointer } = entry;
-      entry.evaluate ??= ruleEvaluator(rule.rule);
+      entry.evaluate ??= ruleEvaluator(rule.rule, rule.tree);
       const outcome = entry.evaluate(data, cache);
       if (outcome.ok) continue;
       if (errors === NO_ERRORS) errors = [];
@@ -310,13 +314,15 @@ function newAjv(
     compile: (rules: CelRule[], parent, it) => {
       const bounds = structuralBounds(parent);
       const validate = runtime.cel(rules, bounds);
-      // The node's function in a module: made again from its rules when the module loads.
+      // The node's function in a module: made again from its rules when the module loads, each
+      // with its syntax tree, so that the module's rules need no parser until one fails.
+      const written = source ? rules.map((r) => ({ ...r, tree: ruleTree(r.rule) })) : rules;
       it.gen.scopeValue("keyword", {
         ref: validate,
         code:
           bounds === undefined
-            ? _`runtime.cel(${stringify(rules)})`
-            : _`runtime.cel(${stringify(rules)}, ${stringify(bounds)})`,
+            ? _`runtime.cel(${stringify(written)})`
+            : _`runtime.cel(${stringify(written)}, ${stringify(bounds)})`,
       });
       return validate;
     },
