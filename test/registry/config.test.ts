@@ -53,6 +53,32 @@ describe("registry config loading", () => {
     expect(() => parseConfig("sources:\n  - name: [\n", "bad.yaml")).toThrow(/bad\.yaml:\d+:/);
   });
 
+  it("reads anchors and aliases, and names positions in such a file too", () => {
+    const text = [
+      "sources:",
+      "  - name: team",
+      "    managed: &none {}",
+      "registries:",
+      "  - name: default",
+      "    sources: [team, gone]",
+      "auth: { mode: anonymous }",
+      "x-unused: *none",
+    ].join("\n");
+    expect(() => parseConfig(text, "a.yaml")).toThrow(
+      'a.yaml:6:21: /registries/0/sources/1: registry "default" names source "gone"',
+    );
+    const ok = parseConfig(text.replace(", gone]", "]"), "a.yaml");
+    expect(ok.config.sources[0]).toEqual({ name: "team", managed: {} });
+    expect(ok.positions("/registries/0/sources/0")).toBe("6:15");
+  });
+
+  it("refuses a file of more than one document, naming where the second starts", () => {
+    const one = "sources: [{name: m, managed: {}}]\nregistries: [{name: r, sources: [m]}]\n";
+    expect(() => parseConfig(`${one}---\n${one}`, "two.yaml")).toThrow(
+      "two.yaml:4:1: the configuration must be one YAML document",
+    );
+  });
+
   it("accepts a clear-text password with a warning", () => {
     const r = parseConfig(
       [

@@ -1,11 +1,14 @@
 // Loads the registry server's config file: YAML with positions, validated with the registry
 // config schema and its CEL rules. Every error names the key (JSON pointer) and the line.
+// The YAML is read as validate reads resource files (src/validate/yaml-docs.ts): js-yaml's
+// events for a plain file, the yaml package for anything else and for every syntax error, so
+// the server's start does not load the yaml package's 72 modules for a plain configuration.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { isNode, LineCounter, parseDocument, type Document } from "yaml";
 import { McpfleetError } from "../../errors.js";
-import { unescapeSegment } from "../../json-pointer.js";
 import { defaultSchemaSet, REGISTRY_CONFIG_SCHEMA_ID } from "../../schema/index.js";
+import { DEFAULT_OPTIONS } from "../../validate/types.js";
+import { type ParsedDocument, parseDocuments } from "../../validate/yaml-docs.js";
 import type { LoadedConfig, RegistryServerConfig } from "./types.js";
 
 /** Clear-text secret fields: accepted (the schema does not know them) with a warning. */
@@ -15,26 +18,35 @@ const CLEAR_TEXT_SECRETS = [
   /^\/sources\/\d+\/git\/auth\/password$/,
 ];
 
-function pointerSegments(pointer: string): (string | number)[] {
-  if (pointer === "" || pointer === "/") return [];
-  return pointer
-    .slice(1)
-    .split("/")
-    .map(unescapeSegment)
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+/** `line:column` (1-based) of the node at `pointer`, or of its nearest existing ancestor. */
+function positionOf(doc: ParsedDocument, pointer: string): string {
+  const at = doc.locate(pointer);
+  return `${at.line}:${at.column}`;
 }
 
-/** `line:column` (1-based) of the node at `pointer`, or of its nearest existing ancestor. */
-function positionOf(doc: Document, counter: LineCounter, pointer: string): string {
-  const segs = pointerSegments(pointer);
-  for (let n = segs.length; n >= 0; n--) {
-    const node: unknown = n === 0 ? doc.contents : doc.getIn(segs.slice(0, n), true);
-    if (isNode(node) && node.range) {
-      const at = counter.linePos(node.range[0]);
-      return `${at.line}:${at.col}`;
-    }
+/** The one document of a configuration file, or ERR_REGISTRY_CONFIG naming what is wrong. */
+function configDocument(text: string, origin: string): ParsedDocument & { value: object } {
+  const docs = parseDocuments(text, DEFAULT_OPTIONS);
+  const problems = docs.flatMap((d) => d.errors);
+  if (problems.length > 0) {
+    const msgs = problems.map((e) => `${origin}:${e.line}:${e.column}: ${e.message}`);
+    throw new McpfleetError("ERR_REGISTRY_CONFIG", `invalid YAML\n  ${msgs.join("\n  ")}`);
   }
-  return "1:1";
+  const [doc, second] = docs;
+  if (second !== undefined) {
+    throw new McpfleetError(
+      "ERR_REGISTRY_CONFIG",
+      `${origin}:${second.start.line}:${second.start.column}: the configuration must be one YAML document`,
+    );
+  }
+  const value = doc?.value;
+  if (doc === undefined || value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new McpfleetError(
+      "ERR_REGISTRY_CONFIG",
+      `${origin}:1: the configuration must be a mapping`,
+    );
+  }
+  return Object.assign(doc, { value });
 }
 
 /** Each source a registry names that `sources` does not define, with where it is named. */
@@ -65,29 +77,15 @@ export function parseConfig(
   text: string,
   origin: string,
 ): Omit<LoadedConfig, "path" | "baseDir"> & { positions: (pointer: string) => string } {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: true });
-  if (doc.errors.length > 0) {
-    const msgs = doc.errors.map((e) => {
-      const at = e.linePos?.[0];
-      return `${origin}:${at?.line ?? 1}:${at?.col ?? 1}: ${e.message.split("\n")[0] ?? e.message}`;
-    });
-    throw new McpfleetError("ERR_REGISTRY_CONFIG", `invalid YAML\n  ${msgs.join("\n  ")}`);
-  }
-  const value: unknown = doc.toJS();
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new McpfleetError(
-      "ERR_REGISTRY_CONFIG",
-      `${origin}:1: the configuration must be a mapping`,
-    );
-  }
+  const doc = configDocument(text, origin);
+  const value = doc.value;
   const issues = defaultSchemaSet().validateSchema(REGISTRY_CONFIG_SCHEMA_ID, value);
   const errors: string[] = undefinedSources(value).map(
-    ({ at, message }) => `${origin}:${positionOf(doc, counter, at)}: ${at}: ${message}`,
+    ({ at, message }) => `${origin}:${positionOf(doc, at)}: ${at}: ${message}`,
   );
   const warnings: string[] = [];
   for (const issue of issues) {
-    const where = `${origin}:${positionOf(doc, counter, issue.path)}: ${issue.path || "/"}`;
+    const where = `${origin}:${positionOf(doc, issue.path)}: ${issue.path || "/"}`;
     if (issue.unknownField === true) {
       if (CLEAR_TEXT_SECRETS.some((re) => re.test(issue.path))) {
         warnings.push(
@@ -114,7 +112,7 @@ export function parseConfig(
   return {
     config: value as RegistryServerConfig,
     warnings,
-    positions: (pointer) => positionOf(doc, counter, pointer),
+    positions: (pointer) => positionOf(doc, pointer),
   };
 }
 
