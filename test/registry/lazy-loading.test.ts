@@ -1,7 +1,7 @@
 // What a registry server loads is what its configuration uses: in anonymous mode neither the
 // JOSE library (token validation) nor Node's fetch implementation (which an ESM import of
-// node:http pulls in) is loaded, and a plain configuration file is read without the yaml
-// package. Each server runs as `registry serve` in a process of its own,
+// node:http pulls in) is loaded, a plain configuration file is read without the yaml
+// package, and the OpenAPI document's builder waits for the first request for it. Each server runs as `registry serve` in a process of its own,
 // with a module hook that lists, at exit, every module it loaded.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -70,14 +70,16 @@ async function loadedModules(mode: keyof typeof AUTH): Promise<string[]> {
 const jose = (modules: string[]) => modules.filter((m) => m.includes("/node_modules/jose/"));
 const undici = (modules: string[]) => modules.filter((m) => m.includes("undici"));
 const yamlPackage = (modules: string[]) => modules.filter((m) => m.includes("/node_modules/yaml/"));
+const swagger = (modules: string[]) => modules.filter((m) => m.includes("/@fastify/swagger/"));
 
 describe("registry serve loads what its configuration uses", () => {
-  it("in anonymous mode: no JOSE library, no fetch implementation, no yaml package", async () => {
+  it("in anonymous mode: no JOSE library, fetch implementation, yaml package or swagger", async () => {
     const modules = await loadedModules("anonymous");
     expect(modules.some((m) => m.includes("/src/registry/server.ts"))).toBe(true);
     expect(jose(modules)).toEqual([]);
     expect(undici(modules)).toEqual([]);
     expect(yamlPackage(modules)).toEqual([]);
+    expect(swagger(modules)).toEqual([]);
   });
 
   it("in oauth mode: the JOSE library, to validate tokens", async () => {

@@ -1,7 +1,9 @@
 // The OpenAPI document of the whole server, built by @fastify/swagger from the route schemas
-// and served at /openapi.json (see public.ts).
-import swagger from "@fastify/swagger";
-import type { FastifyPluginAsync } from "fastify";
+// and served at /openapi.json (see public.ts). swagger and its schema resolver are some twenty
+// modules a start does not need: the server only notes its routes as they are added, and the
+// first request for the document declares them again, without handlers, on a server of their
+// own that swagger describes. The document is the same: swagger reads nothing else of a route.
+import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from "fastify";
 import { projectVersion } from "../../project.js";
 import { PROBLEM_SCHEMA } from "./problem.js";
 import { adminBodySchemas } from "./admin-schema.js";
@@ -22,22 +24,72 @@ const TAGS = [
   { name: "public", description: "Probes, version, metrics and this document" },
 ];
 
-export const openApi: FastifyPluginAsync = serverWide(async (app) => {
-  app.addSchema(PROBLEM_SCHEMA);
-  for (const schema of [...serverJsonSchemas(), ...adminBodySchemas()]) app.addSchema(schema);
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: {
-        title: "mcpfleet registry server",
-        version: projectVersion(),
-        description: DESCRIPTION,
-      },
-      tags: TAGS,
+const SWAGGER_OPTIONS = {
+  openapi: {
+    openapi: "3.1.0",
+    info: {
+      title: "mcpfleet registry server",
+      version: projectVersion(),
+      description: DESCRIPTION,
     },
-    refResolver: {
-      buildLocalReference: (json, _base, _frag, i) =>
-        typeof json.$id === "string" ? json.$id : `def-${i}`,
-    },
+    tags: TAGS,
+  },
+  refResolver: {
+    buildLocalReference: (json: { $id?: unknown }, _base: unknown, _frag: unknown, i: number) =>
+      typeof json.$id === "string" ? json.$id : `def-${i}`,
+  },
+};
+
+/** A server's routes, noted as they are added, and its OpenAPI document built from them. */
+export class OpenApiDocument {
+  private readonly routes: RouteOptions[] = [];
+  private app: FastifyInstance | undefined;
+  private json: Promise<string> | undefined;
+
+  /** Adds the shared schemas routes refer to, and notes every route added after it. */
+  readonly plugin: FastifyPluginAsync = serverWide((app) => {
+    this.app = app;
+    app.addSchema(PROBLEM_SCHEMA);
+    for (const schema of [...serverJsonSchemas(), ...adminBodySchemas()]) app.addSchema(schema);
+    // Kept as they are: the onRoute hooks of later plugins still change them (the catalog's
+    // pages hide themselves).
+    app.addHook("onRoute", (route) => void this.routes.push(route));
+    return Promise.resolve();
   });
-});
+
+  /** The document as JSON text, built on first use (every route exists by the first request). */
+  text(): Promise<string> {
+    this.json ??= this.build().catch((err: unknown) => {
+      this.json = undefined;
+      throw err;
+    });
+    return this.json;
+  }
+
+  private async build(): Promise<string> {
+    const [{ default: Fastify }, { default: swagger }] = await Promise.all([
+      import("fastify"),
+      import("@fastify/swagger"),
+    ]);
+    const described = Fastify({ exposeHeadRoutes: false });
+    // Nothing is served: no validator or serializer is compiled.
+    described.setValidatorCompiler(() => () => true);
+    described.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    for (const schema of Object.values(this.app?.getSchemas() ?? {})) {
+      described.addSchema(schema);
+    }
+    await described.register(swagger, SWAGGER_OPTIONS);
+    const handler = (): undefined => undefined;
+    for (const { method, url, schema, config } of this.routes) {
+      // HEAD routes are Fastify's copies of GET routes; swagger leaves them out, as hidden ones.
+      if (method === "HEAD" || schema?.hide === true) continue;
+      described.route({ method, url, schema, config, handler });
+    }
+    await described.ready();
+    try {
+      return JSON.stringify(described.swagger());
+    } finally {
+      await described.close();
+    }
+  }
+}

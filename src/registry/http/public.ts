@@ -1,10 +1,11 @@
 // The public routes: liveness and readiness probes, version, Prometheus metrics and the
 // OpenAPI document of the whole server.
-import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from "fastify";
 import { projectVersion } from "../../project.js";
 import type { SyncScheduler } from "../sources/scheduler.js";
 import type { Store } from "../store/store.js";
 import type { RegistryMetrics } from "./metrics.js";
+import type { OpenApiDocument } from "./openapi.js";
 import { RETRY_AFTER_SECONDS } from "./problem.js";
 import { problems } from "./schemas.js";
 
@@ -12,6 +13,7 @@ export interface PublicOptions {
   store: Store;
   scheduler: SyncScheduler;
   metrics: RegistryMetrics;
+  openApi: OpenApiDocument;
   /** How long /readiness waits for the first sync of every source, in milliseconds. */
   firstSyncDeadlineMs?: number;
 }
@@ -141,11 +143,10 @@ async function metrics(opts: PublicOptions, reply: FastifyReply): Promise<Fastif
     .send(await opts.metrics.registry.metrics());
 }
 
-/** The server's OpenAPI document, built once on first request (every route exists by then). */
-function openApiDocument(app: FastifyInstance) {
-  let openapi: string | undefined;
+/** The server's OpenAPI document. */
+function openApiDocument(openApi: OpenApiDocument) {
   return async (_req: FastifyRequest, reply: FastifyReply) => {
-    openapi ??= JSON.stringify(app.swagger());
+    const openapi = await openApi.text();
     return reply
       .header("content-type", "application/json; charset=utf-8")
       .header("cache-control", "public, max-age=300")
@@ -170,6 +171,6 @@ export const publicRoutes: FastifyPluginCallback<PublicOptions> = (app, opts, do
     }),
   );
   app.get("/metrics", { schema: METRICS_SCHEMA }, (_req, reply) => metrics(opts, reply));
-  app.get("/openapi.json", { schema: OPENAPI_SCHEMA }, openApiDocument(app));
+  app.get("/openapi.json", { schema: OPENAPI_SCHEMA }, openApiDocument(opts.openApi));
   done();
 };

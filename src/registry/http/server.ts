@@ -15,7 +15,7 @@ import { DeferredCompiles, compileEachSchemaOnce, sharedSerializers } from "./co
 import { connections } from "./connections.js";
 import { errorHandler } from "./error-handler.js";
 import { notFound } from "./not-found.js";
-import { openApi } from "./openapi.js";
+import { OpenApiDocument } from "./openapi.js";
 import { requestMetrics } from "./request-metrics.js";
 import { requestValidators } from "./validation.js";
 import { consumerRoutes } from "./consumer.js";
@@ -136,7 +136,8 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
   // Bodies are JSON only: without this, Fastify's text/plain parser would hand a string to the
   // routes, which then answer 400 instead of 415.
   app.removeContentTypeParser("text/plain");
-  await app.register(openApi);
+  const openApi = new OpenApiDocument();
+  await app.register(openApi.plugin);
   // The catalog signs people in itself (session cookie), so the API's token check skips it.
   const extraPublic = [
     ...opts.authorizer.publicPaths(),
@@ -152,6 +153,7 @@ export async function buildHttpServer(opts: HttpOptions): Promise<FastifyInstanc
     store: opts.store,
     scheduler: opts.scheduler,
     metrics: opts.metrics,
+    openApi,
     ...(opts.firstSyncDeadlineMs !== undefined
       ? { firstSyncDeadlineMs: opts.firstSyncDeadlineMs }
       : {}),
