@@ -56,8 +56,9 @@ install: node_modules/.installed
 BUILD_INPUTS := $(shell find src generated -type f -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 BUILD_STAMP := build/.stamp
 
-$(BUILD_STAMP): $(BUILD_INPUTS) node_modules/.installed
+$(BUILD_STAMP): $(BUILD_INPUTS) scripts/bundle.ts node_modules/.installed
 	npx tsc -p tsconfig.build.json
+	$(RUN) --import tsx scripts/bundle.ts
 	@touch $@
 
 build: install $(BUILD_STAMP)
@@ -134,7 +135,7 @@ test-e2e: install
 	MCPFLEET_E2E_KUBECONFIG="$(KUBECONFIG)" npx vitest run test/cluster/
 
 synth: build
-	$(RUN) build/src/cli/main.js synth examples --output-dir dist
+	$(RUN) bin/mcpfleet.js synth examples --output-dir dist
 
 # kubeconform, the peer `make bench` times validate against, built from the Go module pinned in
 # tools/kubeconform/go.mod into .tools/kubeconform/ (once per machine; skipped without Go).
@@ -146,7 +147,7 @@ bench: build kubeconform-tool
 	$(RUN) --import tsx bench/run.ts
 
 serve: build
-	$(RUN) build/src/cli/main.js registry serve --config examples/registry/config-anonymous.yaml
+	$(RUN) bin/mcpfleet.js registry serve --config examples/registry/config-anonymous.yaml
 
 clean:
 	rm -rf build dist coverage

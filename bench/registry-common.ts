@@ -113,7 +113,7 @@ export async function startFromYaml(yaml: string, dir: string): Promise<Registry
 export interface RegistryProcess {
   child: ChildProcess;
   url: string;
-  /** What runs: the build/ command (as `make bench` builds it) or the sources through tsx. */
+  /** What runs: bin/mcpfleet.js with build/ (as `make bench` builds it) or the sources through tsx. */
   how: string;
   stop(): Promise<void>;
 }
@@ -128,14 +128,15 @@ export async function spawnRegistry(
   config: string,
   nodeArgs: string[] = [],
 ): Promise<RegistryProcess> {
-  const built = join(import.meta.dirname, "../build/src/cli/main.js");
+  // As the image's entry point starts it: bin/mcpfleet.js and the bundle `make build` makes.
+  const bin = join(import.meta.dirname, "../bin/mcpfleet.js");
   const source = join(import.meta.dirname, "../src/cli/main.ts");
-  const useBuilt = existsSync(built);
+  const useBuilt = existsSync(join(import.meta.dirname, "../build/cli/main.js"));
   const child = spawn(
     process.execPath,
     [
       ...nodeArgs,
-      ...(useBuilt ? [built] : ["--import", "tsx", source]),
+      ...(useBuilt ? [bin] : ["--import", "tsx", source]),
       "registry",
       "serve",
       "--config",
@@ -153,7 +154,7 @@ export async function spawnRegistry(
   };
   try {
     const url = await listeningUrl(child);
-    return { child, url, how: useBuilt ? "build/ command" : "tsx", stop };
+    return { child, url, how: useBuilt ? "bin/mcpfleet.js" : "tsx", stop };
   } catch (err) {
     await stop();
     throw err;

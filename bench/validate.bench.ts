@@ -485,7 +485,7 @@ try {
   );
 
   // Cold start: the built CLI on one small file, against an empty node process.
-  const cli = join(ROOT, "build/src/cli/main.js");
+  const cli = join(ROOT, "bin/mcpfleet.js");
   const small = join(dir, "small.yaml");
   writeFileSync(
     small,

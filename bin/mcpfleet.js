@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Entry point installed as `mcpfleet`; the compiled CLI lives in build/. The Node check runs
+// Entry point installed as `mcpfleet`; the CLI it runs is the bundle in build/cli/ (made from
+// the compiled build/src by scripts/bundle.ts). The Node check runs
 // before anything is imported: on an older Node the CLI's modules fail in ways that name no
 // version (a missing node:sqlite, a method of undefined). Keep it equal to engines.node in
 // package.json (test/cli/floor.test.ts checks both).
@@ -21,7 +22,7 @@ nodeModule.enableCompileCache?.();
 // `validate` on a large input starts again with less memory; every validate run holds V8's
 // young generation small while the CLI loads (src/cli/validate-launch.ts).
 if (process.argv[2] === "validate") {
-  const { prepareValidate } = await import("../build/src/cli/validate-launch.js");
+  const { prepareValidate } = await import("../build/cli/validate-launch.js");
   prepareValidate(process.argv.slice(2));
 }
-await import("../build/src/cli/main.js");
+await import("../build/cli/main.js");

@@ -61,7 +61,8 @@ describe("the Node floor", () => {
 });
 
 describe.skipIf(skip)("every command on the floor Node", () => {
-  // The checkout after `make`: bin/ and the compiled build/ beside the installation's files.
+  // The checkout after `make`: bin/ and the compiled and bundled build/ beside the
+  // installation's files.
   const tree = scratch("floor-tree");
   const cli: Cli = {
     argv: [floorNode, join(tree, "bin", "mcpfleet.js")],
@@ -88,6 +89,12 @@ describe.skipIf(skip)("every command on the floor Node", () => {
     for (const f of ["package.json", "schemas", "crds", "generated", "docs", "node_modules"]) {
       symlinkSync(join(root, f), join(tree, f));
     }
+    const bundle = spawnSync(
+      process.execPath,
+      ["--import", "tsx", join(root, "scripts", "bundle.ts"), "--build", join(tree, "build")],
+      { cwd: root, encoding: "utf8" },
+    );
+    expect(bundle.status, bundle.stdout + bundle.stderr).toBe(0);
   }, 120_000);
 
   it("runs Node NODE_FLOOR itself", async () => {

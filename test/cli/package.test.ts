@@ -56,6 +56,7 @@ describe("the npm package", () => {
       expect.arrayContaining([
         "bin/mcpfleet.js",
         "build/src/cli/main.js",
+        "build/cli/main.js",
         "generated/validators/all.cjs",
         "generated/validators/registry-server.cjs",
         "crds/mcpserver.yaml",
