@@ -80,6 +80,27 @@ for (const factory of storeFactories()) {
       expect(await store.listEntries(["alpha"], { limit: 10 })).toHaveLength(2);
     });
 
+    it("counts the sync attempts since the last success", async () => {
+      const attempts = async () => (await store.getStatus("alpha"))?.attemptCount;
+      await store.markSyncing("alpha");
+      await store.markFailed("alpha", "fetch failed: one");
+      await store.markSyncing("alpha");
+      expect(await attempts()).toBe(2);
+      await store.markFailed("alpha", "fetch failed: two");
+      expect(await attempts()).toBe(2);
+      await store.markUnchanged("alpha");
+      expect(await attempts()).toBe(0);
+      await store.markSyncing("alpha");
+      await store.markFailed("alpha", "fetch failed: three");
+      expect(await attempts()).toBe(1);
+      // The same entries as the sync before: only the status changes.
+      const b = entry("io.x/b", "2.0.0", {
+        server: { name: "io.x/b", version: "2.0.0", description: "changed" },
+      });
+      await sync("alpha", [entry("io.x/a", "1.10.0"), b], "h2");
+      expect(await attempts()).toBe(0);
+    });
+
     it("serves a name from the first source of a registry that has it", async () => {
       await store.putSource("gamma", "file", { file: { path: "g.json" } }, "config");
       await sync("gamma", [entry("io.x/a", "9.0.0"), entry("io.x/c", "1.0.0")]);

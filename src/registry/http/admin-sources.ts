@@ -64,6 +64,7 @@ function toolhiveFields(s: SourceRecord, status: SyncStatus): Record<string, unk
       ...(status.lastSuccess !== undefined ? { lastSyncTime: status.lastSuccess } : {}),
       ...(status.lastAttempt !== undefined ? { lastAttempt: status.lastAttempt } : {}),
       serverCount: status.entryCount,
+      attemptCount: status.attemptCount ?? 0,
       // Only MCP servers are kept here.
       skillCount: 0,
       pluginCount: 0,

@@ -160,6 +160,11 @@ const STATUS_SCHEMA = {
     lastSuccess: { type: "string", format: "date-time" },
     message: { type: "string" },
     entryCount: { type: "integer" },
+    attemptCount: {
+      type: "integer",
+      description:
+        "Sync attempts since the last success (0 once one succeeds), a running one included.",
+    },
     contentHash: { type: "string" },
     apiPath: {
       type: "string",
@@ -204,6 +209,7 @@ export const SOURCE_VIEW = {
         lastSyncTime: { type: "string", format: "date-time" },
         lastAttempt: { type: "string", format: "date-time" },
         serverCount: { type: "integer" },
+        attemptCount: { type: "integer" },
         skillCount: { type: "integer" },
         pluginCount: { type: "integer" },
         message: { type: "string" },

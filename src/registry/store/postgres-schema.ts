@@ -115,4 +115,11 @@ SELECT gin_clean_pending_list('entries_search_trgm'::regclass);
 ALTER TABLE source_status ADD COLUMN api_path text;
 `,
   },
+  {
+    version: 6,
+    name: "sync attempts since the last success",
+    sql: `
+ALTER TABLE source_status ADD COLUMN attempt_count integer NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -31,6 +31,8 @@ export interface SyncStatus {
   lastSuccess?: string;
   message?: string;
   entryCount: number;
+  /** Sync attempts since the last success (0 once one succeeds), the one running included. */
+  attemptCount?: number;
   contentHash?: string;
   /** An api source: the path of the server list its endpoint last answered on (`/v0/servers`). */
   apiPath?: string;

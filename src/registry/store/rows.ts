@@ -113,6 +113,7 @@ export function toStatus(r: Record<string, unknown>): SyncStatus {
   const s: SyncStatus = {
     phase: String(r.phase) as SyncPhase,
     entryCount: Number(r.entry_count ?? 0),
+    attemptCount: Number(r.attempt_count ?? 0),
   };
   const la = isoOpt(r.last_attempt);
   const ls = isoOpt(r.last_success);

@@ -107,4 +107,11 @@ CREATE TRIGGER entries_search_update AFTER UPDATE OF search ON entries BEGIN INS
 ALTER TABLE source_status ADD COLUMN api_path text;
 `,
   },
+  {
+    version: 4,
+    name: "sync attempts since the last success",
+    sql: `
+ALTER TABLE source_status ADD COLUMN attempt_count integer NOT NULL DEFAULT 0;
+`,
+  },
 ];

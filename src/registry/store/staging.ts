@@ -129,7 +129,7 @@ export async function commitStaging(
            entry_count, content_hash)
          VALUES ($1, 'Ready', now(), now(), $4, $2, $3)
          ON CONFLICT (source) DO UPDATE SET phase = 'Ready', last_success = now(),
-           message = $4, entry_count = $2, content_hash = $3`,
+           message = $4, entry_count = $2, content_hash = $3, attempt_count = 0`,
       [source, n, contentHash, message === undefined ? null : printable(message).slice(0, 2000)],
     );
     return n;

@@ -1,4 +1,5 @@
-// Each source's sync status: its phase, when it last tried and succeeded, and why it failed.
+// Each source's sync status: its phase, when it last tried and succeeded, why it failed, and
+// how many attempts it made since its last success (each attempt counts as it starts).
 import { printable } from "../formats/bounds.js";
 import type { StoreAccess } from "./access.js";
 import type { SyncStatus } from "./records.js";
@@ -6,7 +7,7 @@ import { toStatus } from "./rows.js";
 
 /** Status rows with a live entry count (publishes do not touch the status row). */
 const STATUS_SELECT = `SELECT st.source, st.phase, st.last_attempt, st.last_success, st.message,
-  st.content_hash, st.api_path, (SELECT count(*) FROM entries e WHERE e.source = st.source) AS entry_count
+  st.content_hash, st.api_path, st.attempt_count, (SELECT count(*) FROM entries e WHERE e.source = st.source) AS entry_count
   FROM source_status st`;
 
 export async function getStatus(s: StoreAccess, source: string): Promise<SyncStatus | undefined> {
@@ -21,8 +22,10 @@ export async function listStatus(s: StoreAccess): Promise<Map<string, SyncStatus
 
 export async function markSyncing(s: StoreAccess, source: string): Promise<void> {
   await s.db.query(
-    `INSERT INTO source_status (source, phase, last_attempt) VALUES ($1, 'Syncing', now())
-       ON CONFLICT (source) DO UPDATE SET phase = 'Syncing', last_attempt = now()`,
+    `INSERT INTO source_status (source, phase, last_attempt, attempt_count)
+       VALUES ($1, 'Syncing', now(), 1)
+       ON CONFLICT (source) DO UPDATE SET phase = 'Syncing', last_attempt = now(),
+         attempt_count = source_status.attempt_count + 1`,
     [source],
   );
 }
@@ -34,7 +37,7 @@ export async function recordApiPath(s: StoreAccess, source: string, path: string
 export async function markUnchanged(s: StoreAccess, source: string): Promise<void> {
   await s.db.query(
     `UPDATE source_status SET phase = 'Ready', last_success = now(),
-         message = 'unchanged' WHERE source = $1`,
+         message = 'unchanged', attempt_count = 0 WHERE source = $1`,
     [source],
   );
 }
@@ -44,8 +47,8 @@ export async function markFailed(s: StoreAccess, source: string, message: string
   // write would leave the source Syncing for ever.
   message = printable(message).slice(0, 2000);
   await s.db.query(
-    `INSERT INTO source_status (source, phase, last_attempt, message)
-       VALUES ($1, 'Failed', now(), $2)
+    `INSERT INTO source_status (source, phase, last_attempt, message, attempt_count)
+       VALUES ($1, 'Failed', now(), $2, 1)
        ON CONFLICT (source) DO UPDATE SET phase = 'Failed', message = $2`,
     [source, message],
   );
