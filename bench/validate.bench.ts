@@ -10,7 +10,7 @@ import { CORE_SCHEMA, constructFromEvents, parseEvents } from "js-yaml";
 import { parseAllDocuments, stringify } from "yaml";
 import type { validatePaths as ValidatePaths } from "../src/validate/index.js";
 import type { Summary } from "../src/validate/types.js";
-import type { plainValues as PlainValues } from "../src/validate/yaml-values.js";
+import type { plainValues as PlainValues } from "../src/yaml/values.js";
 
 const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 10_000);
 const FILES = 200;
@@ -311,7 +311,7 @@ function floorRun(dir: string): number {
 }
 
 /**
- * For context: reading as validate does, the same events and the values built by yaml-values.ts
+ * For context: reading as validate does, the same events and the values built by src/yaml/values.ts
  * (a leaner construction than js-yaml's for files without anchors, tags or odd keys).
  */
 function ownReadRun(dir: string, plainValues: typeof PlainValues): number {
@@ -395,7 +395,7 @@ try {
   // ours would carry the loader's wrappers).
   const built = join(ROOT, "build/src/validate/index.js");
   const { validatePaths } = (await import(built)) as { validatePaths: typeof ValidatePaths };
-  const { plainValues } = (await import(join(ROOT, "build/src/validate/yaml-values.js"))) as {
+  const { plainValues } = (await import(join(ROOT, "build/src/yaml/values.js"))) as {
     plainValues: typeof PlainValues;
   };
   // Warm-up, the two alternated for at least WARMUP_MS as benchmark harnesses do (criterion's

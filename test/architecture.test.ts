@@ -8,7 +8,17 @@ import { describe, expect, it } from "vitest";
 const SRC = resolve(import.meta.dirname, "..", "src");
 
 /** Highest first: a folder may import only from folders after it in this list. */
-const LAYERS = ["cli", "controller", "synth", "validate", "registry", "infra", "schema", "."];
+const LAYERS = [
+  "cli",
+  "controller",
+  "synth",
+  "validate",
+  "registry",
+  "infra",
+  "yaml",
+  "schema",
+  ".",
+];
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -6,7 +6,7 @@ import { splitPointer } from "../json-pointer.js";
 import { API_GROUP, type SchemaSet, defaultSchemaSet, isKind } from "../schema/index.js";
 import { validateReadPaths, validateTexts } from "../validate/index.js";
 import { DEFAULT_OPTIONS, type Report, type ValidateOptions } from "../validate/types.js";
-import { parseDocuments } from "../validate/yaml-docs.js";
+import { parseDocuments } from "../yaml/documents.js";
 import type { Resource } from "./model.js";
 import { isObject } from "../json.js";
 

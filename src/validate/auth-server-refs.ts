@@ -5,7 +5,7 @@
 // one that provider issued).
 import type { Kind } from "../schema/index.js";
 import { isObject } from "../json.js";
-import type { Position } from "./yaml-docs.js";
+import type { Position } from "../yaml/documents.js";
 
 /** What the rules need of an MCPExternalAuthConfig, or of a workload that names them. */
 export interface AuthFacts {

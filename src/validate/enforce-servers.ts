@@ -15,7 +15,7 @@ import type { RegistryListing, SourceListing } from "../registry/images/policy.j
 import { isObject } from "../json.js";
 import { addPositionedIssue, type IssueTarget } from "./resource.js";
 import type { ResourceResult } from "./types.js";
-import type { Position } from "./yaml-model.js";
+import type { Position } from "../yaml/model.js";
 
 interface Placed {
   result: ResourceResult;

@@ -4,7 +4,7 @@
 // before it is rendered), and each gets a one-line hint.
 import { basename } from "node:path";
 import type { Issue } from "./types.js";
-import { LineIndex, type Position } from "./yaml-model.js";
+import { LineIndex, type Position } from "../yaml/model.js";
 
 export const KUSTOMIZE_HINT =
   "a kustomization, not a resource: render it first, kustomize build DIR | mcpfleet validate";
@@ -59,27 +59,4 @@ export function templateIssue(text: string, range: readonly [number, number]): I
     message: `"{{" starts a template action, which is not YAML: ${HELM_HINT} (or quote a literal "{{ }}")`,
     level: "parse",
   };
-}
-
-/**
- * A hint to append to a parse error of the yaml package (by its error code), or "". `key`: the
- * duplicated key's text and column for DUPLICATE_KEY.
- */
-export function parseHint(code: string, key?: { text: string; column: number }): string {
-  switch (code) {
-    case "TAB_AS_INDENT":
-      return "; YAML indents with spaces only: replace the tabs";
-    case "BAD_INDENT":
-    case "BLOCK_AS_IMPLICIT_KEY":
-    case "MULTILINE_IMPLICIT_KEY":
-      return "; check this line's indentation against the lines above it";
-    case "DUPLICATE_KEY":
-      return key !== undefined &&
-        key.column === 1 &&
-        (key.text === '"apiVersion"' || key.text === '"kind"')
-        ? '; two resources in one document? separate them with a line "---"'
-        : "";
-    default:
-      return "";
-  }
 }

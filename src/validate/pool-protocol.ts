@@ -3,7 +3,7 @@
 import type { EnforceNotes } from "./enforce-servers.js";
 import type { ResourceFacts } from "./reference-facts.js";
 import type { ResourceResult, ValidateOptions } from "./types.js";
-import type { Position } from "./yaml-docs.js";
+import type { Position } from "../yaml/documents.js";
 
 /** A file for a worker thread of the pool: validated with the default schema set. */
 export interface PoolTask {

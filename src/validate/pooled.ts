@@ -8,7 +8,7 @@ import type { PoolTask, PooledFile } from "./pool-protocol.js";
 import { type Input, STDIN_PATH, isInputError, readFileCapped } from "./sources.js";
 import type { ResourceResult, ValidateOptions } from "./types.js";
 import { fileResult, validateText } from "./validate-text.js";
-import { type ParsedDocument, reparsedDocument } from "./yaml-docs.js";
+import { type ParsedDocument, reparsedDocument } from "../yaml/documents.js";
 
 /** In a worker thread: reads and validates one file at the schema and CEL levels. */
 export async function validatePooledFile(task: PoolTask): Promise<PooledFile> {

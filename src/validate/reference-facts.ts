@@ -11,7 +11,7 @@ import {
 } from "./reference-table.js";
 import { escapeSegment, toPointer } from "../json-pointer.js";
 import { isObject } from "../json.js";
-import type { LocateTarget, Position } from "./yaml-model.js";
+import type { LocateTarget, Position } from "../yaml/model.js";
 
 /** A name one of our resources must exist under (in the referring resource's namespace). */
 export interface NamedReference {

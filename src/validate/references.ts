@@ -25,7 +25,7 @@ import {
   addPositionedIssue,
   resourceLabel,
 } from "./resource.js";
-import type { LocateTarget, Position } from "./yaml-model.js";
+import type { LocateTarget, Position } from "../yaml/model.js";
 
 /** A resource of one of our kinds that has a name (what references can point at); its issues go to its result. */
 export interface OwnResource extends ResourceFacts, IssueTarget {}

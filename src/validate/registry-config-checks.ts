@@ -8,7 +8,7 @@ import { REGISTRY_CONFIG_KIND, coveredCelIssue, sourceRuleIssues } from "./regis
 import { type Unit, addPositionedIssue } from "./resource.js";
 import type { Issue } from "./types.js";
 import { addConfigIssues, addSchemaIssues, unknownFieldSeverity } from "./unit-issues.js";
-import { type ScalarOrigin, parseDocuments } from "./yaml-docs.js";
+import { type ScalarOrigin, parseDocuments } from "../yaml/documents.js";
 
 export function validateRegistryConfig(
   unit: Unit,

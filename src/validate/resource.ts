@@ -1,7 +1,7 @@
 // One validated unit (a document, or one item of a List document) and how issues are attached
 // to it: a JSON pointer relative to the resource becomes a line and column in its file.
 import type { Issue, Level, ResourceResult } from "./types.js";
-import type { LocateTarget, ParsedDocument, Position } from "./yaml-docs.js";
+import type { LocateTarget, ParsedDocument, Position } from "../yaml/documents.js";
 
 export type Severity = "error" | "warning";
 

@@ -3,6 +3,7 @@
  * contract (docs/validate.md): fields are only ever added to it in new major versions.
  */
 import { MAX_RESOURCE_FILE_BYTES } from "../resource-files.js";
+import { DEFAULT_PARSE_LIMITS } from "../yaml/model.js";
 
 /**
  * Where an issue comes from. The three validation levels are `schema`, `cel` and `reference`;
@@ -114,8 +115,7 @@ export const DEFAULT_OPTIONS: ValidateOptions = {
   registryConfig: false,
   kube: true,
   maxFileBytes: MAX_RESOURCE_FILE_BYTES,
-  maxDepth: 64,
-  maxAliasCount: 100,
+  ...DEFAULT_PARSE_LIMITS,
   skipKinds: [],
   rejectKinds: [],
   crdPaths: [],

@@ -15,7 +15,7 @@ import { type Unit, addIssue, addPositionedIssue, describeValue, newUnit } from 
 import { hasPodTemplate, podTemplateRuntimeIssues } from "./runtime-rules.js";
 import type { Issue, ResourceResult, ValidateOptions } from "./types.js";
 import { addRuntimeIssues, addSchemaIssues } from "./unit-issues.js";
-import { type ParsedDocument, parseDocuments } from "./yaml-docs.js";
+import { type ParsedDocument, parseDocuments } from "../yaml/documents.js";
 
 /** A result for a whole file that could not be read or is not text. */
 export function fileResult(file: string, message: string, level: "io" | "parse"): ResourceResult {

@@ -1,4 +1,4 @@
-// The two ways a file is read (yaml-events.ts, fast; yaml-tree.ts, the reference) must give the
+// The two ways a file is read (src/yaml/events.ts, fast; src/yaml/tree.ts, the reference) must give the
 // same documents: values, where each starts, and the line and column of every node a pointer
 // can name. Whenever the fast reader takes a file, the yaml package must agree with it exactly.
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -6,9 +6,9 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { parse, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { parseWithEvents } from "../../src/validate/yaml-events.js";
-import type { ParsedDocument } from "../../src/validate/yaml-model.js";
-import { parseWithTree } from "../../src/validate/yaml-tree.js";
+import { parseWithEvents } from "../../src/yaml/events.js";
+import type { ParsedDocument } from "../../src/yaml/model.js";
+import { parseWithTree } from "../../src/yaml/tree.js";
 import { ROOT } from "./helpers.js";
 import { hasSharedData, sharedPath } from "../support/shared-data.js";
 import { applyText, applyValue, textMutation } from "./mutations.js";

@@ -1,11 +1,11 @@
-// yaml-values.ts builds documents from js-yaml's events itself: whatever it builds must equal
+// src/yaml/values.ts builds documents from js-yaml's events itself: whatever it builds must equal
 // what js-yaml's own construction with the core schema builds, and whatever it cannot build
 // exactly so it must decline.
 import fc from "fast-check";
 import { CORE_SCHEMA, constructFromEvents, parseEvents } from "js-yaml";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { plainScalarValue, plainValues } from "../../src/validate/yaml-values.js";
+import { plainScalarValue, plainValues } from "../../src/yaml/values.js";
 
 function jsYaml(text: string): unknown[] {
   return constructFromEvents(parseEvents(text, {}), { source: text, schema: CORE_SCHEMA });

@@ -1,14 +1,14 @@
 // Loads the registry server's config file: YAML with positions, validated with the registry
 // config schema and its CEL rules. Every error names the key (JSON pointer) and the line.
-// The YAML is read as validate reads resource files (src/validate/yaml-docs.ts): js-yaml's
+// The YAML is read as validate reads resource files (src/yaml/documents.ts): js-yaml's
 // events for a plain file, the yaml package for anything else and for every syntax error, so
 // the server's start does not load the yaml package's 72 modules for a plain configuration.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { McpfleetError } from "../../errors.js";
 import { defaultSchemaSet, REGISTRY_CONFIG_SCHEMA_ID } from "../../schema/index.js";
-import { DEFAULT_OPTIONS } from "../../validate/types.js";
-import { type ParsedDocument, parseDocuments } from "../../validate/yaml-docs.js";
+import { type ParsedDocument, parseDocuments } from "../../yaml/documents.js";
+import { DEFAULT_PARSE_LIMITS } from "../../yaml/model.js";
 import type { LoadedConfig, RegistryServerConfig } from "./types.js";
 
 /** Clear-text secret fields: accepted (the schema does not know them) with a warning. */
@@ -26,7 +26,7 @@ function positionOf(doc: ParsedDocument, pointer: string): string {
 
 /** The one document of a configuration file, or ERR_REGISTRY_CONFIG naming what is wrong. */
 function configDocument(text: string, origin: string): ParsedDocument & { value: object } {
-  const docs = parseDocuments(text, DEFAULT_OPTIONS);
+  const docs = parseDocuments(text, DEFAULT_PARSE_LIMITS);
   const problems = docs.flatMap((d) => d.errors);
   if (problems.length > 0) {
     const msgs = problems.map((e) => `${origin}:${e.line}:${e.column}: ${e.message}`);

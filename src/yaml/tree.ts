@@ -1,18 +1,18 @@
 // Multi-document YAML through the yaml package, which keeps a node tree with source ranges and
 // gives the most precise diagnostics (error positions, duplicate keys, alias expansion counts).
-// It is the reference reading of a file: yaml-events.ts takes the common case faster and hands
+// It is the reference reading of a file: events.ts takes the common case faster and hands
 // everything else here.
 import type { Document, LineCounter as LineCounterType, Node, YAMLError } from "yaml";
 import { yamlPackage } from "../yaml-package.js";
-import type { Issue } from "./types.js";
-import { parseHint } from "./hints.js";
+import { parseHint } from "./parse-hint.js";
 import {
   type LocateTarget,
   type ParsedDocument,
+  type ParseIssue,
   type ParseLimits,
   type Position,
   normalise,
-} from "./yaml-model.js";
+} from "./model.js";
 import { splitPointer } from "../json-pointer.js";
 
 function lineCol(counter: LineCounterType, offset: number): Position {
@@ -122,8 +122,8 @@ function parseIssues(
   counter: LineCounterType,
   text: string,
   what: "errors" | "warnings",
-): Issue[] {
-  const issues: Issue[] = [];
+): ParseIssue[] {
+  const issues: ParseIssue[] = [];
   const seen = new Set<string>();
   let more = 0;
   for (const e of found) {

@@ -2,18 +2,12 @@
 // JSON pointer found by a later level back to the line and column of the node it names.
 // Everything that can go wrong in a document becomes a `parse` issue on it. Files are read
 // through js-yaml's event parser when it reads them exactly as the yaml package would
-// (yaml-events.ts), else through the yaml package itself (yaml-tree.ts).
-import { eventsDocument, parseWithEvents } from "./yaml-events.js";
-import { parseWithTree, treeLocator } from "./yaml-tree.js";
-import { LineIndex, type ParsedDocument, type ParseLimits, type Position } from "./yaml-model.js";
+// (events.ts), else through the yaml package itself (tree.ts).
+import { eventsDocument, parseWithEvents } from "./events.js";
+import { parseWithTree, treeLocator } from "./tree.js";
+import { LineIndex, type ParsedDocument, type ParseLimits, type Position } from "./model.js";
 
-export type {
-  LocateTarget,
-  ParsedDocument,
-  ParseLimits,
-  Position,
-  ScalarOrigin,
-} from "./yaml-model.js";
+export type { LocateTarget, ParsedDocument, ParseLimits, Position, ScalarOrigin } from "./model.js";
 export { splitPointer } from "../json-pointer.js";
 
 /**

@@ -3,7 +3,7 @@
 // resource repository is made of; a file it cannot read exactly as the yaml package would
 // (a syntax error, aliases, anchors, tags, directives, keys that are not strings, a byte order
 // mark, a tab) is left to
-// yaml-tree.ts, whose diagnostics are the reference, by returning undefined.
+// tree.ts, whose diagnostics are the reference, by returning undefined.
 import {
   EVENT_ID,
   SCALAR_STYLE,
@@ -12,18 +12,18 @@ import {
   getScalarValue,
   parseEvents,
 } from "js-yaml";
-import type { Issue } from "./types.js";
-import { treeLocator } from "./yaml-tree.js";
+import { treeLocator } from "./tree.js";
 import {
   LineIndex,
   type LocateTarget,
   type ParsedDocument,
+  type ParseIssue,
   type ParseLimits,
   type Position,
   type ScalarOrigin,
-} from "./yaml-model.js";
+} from "./model.js";
 import { splitPointer } from "../json-pointer.js";
-import { plainValues } from "./yaml-values.js";
+import { plainValues } from "./values.js";
 
 const { SEQUENCE, MAPPING, SCALAR, POP } = EVENT_ID;
 
@@ -125,7 +125,7 @@ export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocume
   if (!plainText(text)) return undefined;
   let events: Event[];
   try {
-    // Stricter than the depth check of yaml-tree.ts (a document nesting exactly maxDepth levels
+    // Stricter than the depth check of tree.ts (a document nesting exactly maxDepth levels
     // goes there), so a document read here needs no check of its own.
     events = parseEvents(text, { maxDepth: limits.maxDepth });
   } catch {
@@ -305,15 +305,15 @@ function literalOrigin(
 }
 
 /** Shared by every document (see NONE in reference-facts.ts): a run keeps its documents to its end. */
-const NO_ISSUES: readonly Issue[] = [];
+const NO_ISSUES: readonly ParseIssue[] = [];
 
 /** A document read from a file's events (one class, not closures per document: files hold many). */
 class EventDocument implements ParsedDocument {
   empty = false;
   value?: unknown;
   // A document read here has no syntax errors or warnings (those files go to the yaml package).
-  readonly errors: readonly Issue[] = NO_ISSUES;
-  readonly warnings: readonly Issue[] = NO_ISSUES;
+  readonly errors: readonly ParseIssue[] = NO_ISSUES;
+  readonly warnings: readonly ParseIssue[] = NO_ISSUES;
   /** Once the file's events are released, this document's own, parsed again on first use. */
   private own: EventView | undefined;
   /** The yaml package's tree of this document, for the rare lookups events cannot answer. */

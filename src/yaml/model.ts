@@ -1,11 +1,20 @@
-// What the validator knows of one YAML document, whichever parser read it: its value, where it
+// What is known of one YAML document, whichever parser read it: its value, where it
 // starts, and lookups from a JSON pointer back to the line and column of the node it names.
 import { escapeSegment } from "../json-pointer.js";
-import type { Issue } from "./types.js";
 
 export interface Position {
   line: number;
   column: number;
+}
+
+/** A problem reading a document: where (a JSON pointer and its line and column) and why. */
+export interface ParseIssue {
+  /** JSON pointer of the offending node ("" for the whole document). */
+  path: string;
+  line: number;
+  column: number;
+  message: string;
+  level: "parse";
 }
 
 /** One document of a file. `value` is set only when the document parsed without errors. */
@@ -21,8 +30,8 @@ export interface ParsedDocument {
   value?: unknown;
   /** False when no mapping in the document maps a key to null (known from the parse). */
   readonly nullFields: boolean;
-  readonly errors: readonly Issue[];
-  readonly warnings: readonly Issue[];
+  readonly errors: readonly ParseIssue[];
+  readonly warnings: readonly ParseIssue[];
   /** Position of the node a JSON pointer names (see `LocateTarget`). */
   locate(pointer: string, target?: LocateTarget): Position;
   /**
@@ -45,6 +54,9 @@ export interface ParseLimits {
   maxDepth: number;
   maxAliasCount: number;
 }
+
+/** The limits of every reading unless its caller sets others (a library user of validate may). */
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxDepth: 64, maxAliasCount: 100 };
 
 /**
  * Which end of a node an issue points at. `value`: the value itself for scalars, the key for
