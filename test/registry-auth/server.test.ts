@@ -133,6 +133,15 @@ describe("discovery and identity", () => {
       expect(r.status, p).toBe(401);
     }
   });
+  it("answers another method of a known path 405 with Allow without a token; unknown paths 401", async () => {
+    for (const method of ["PATCH", "DELETE"]) {
+      const r = await fetch(`${reg.url}/v1/sources`, { method });
+      expect(r.status, method).toBe(405);
+      expect(r.headers.get("allow")).toBe("GET, HEAD");
+    }
+    expect((await fetch(`${reg.url}/v1/nothing-here`)).status).toBe(401);
+    expect((await fetch(`${reg.url}/v1/nothing-here`, { method: "PATCH" })).status).toBe(401);
+  });
 });
 
 describe("registry claims gate and entry filter", () => {

@@ -1,5 +1,6 @@
 // Answers for requests no route takes: 405 with `Allow` (RFC 9110) when the path is known under
-// other methods, 404 otherwise. Registered before the routes, so it sees each one added.
+// other methods, 404 otherwise. Registered before the routes, so it sees each one added, and
+// before authentication, so its 405 comes first.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { problemOf, sendProblem } from "./problem.js";
 import { serverWide } from "./server-wide.js";
@@ -49,8 +50,18 @@ export const notFound: FastifyPluginAsync = serverWide(async (app) => {
       problemOf("ERR_NOT_FOUND", `no route for ${req.method} ${path}`, path),
     );
   };
-  // Answered before the body is read: a request no route takes gets its 404 or 405 whatever it
-  // sends (a QUERY without Content-Type, a body of any type or size), after authentication.
+  // A known path under another method is answered 405 before authentication (this hook runs
+  // before its own): which methods a path takes is public, in the OpenAPI document, so a
+  // caller without a token learns nothing from it. Unknown paths are 404 only after it.
+  app.addHook("onRequest", (req, reply, done) => {
+    if (req.is404 && allowedMethods(req.url.split("?")[0] ?? "").length > 0) {
+      void answer(req, reply);
+      return;
+    }
+    done();
+  });
+  // Answered before the body is read: a request no route takes gets its 404 whatever it sends
+  // (a QUERY without Content-Type, a body of any type or size), after authentication.
   app.addHook("preParsing", (req, reply, payload, done) => {
     if (req.is404) {
       void answer(req, reply);
