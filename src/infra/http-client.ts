@@ -8,8 +8,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from "node:http";
 import { isIP, type LookupFunction } from "node:net";
-import type { Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import type { Readable, Transform } from "node:stream";
 import { McpfleetError, type ErrorCode } from "../errors.js";
 import { nodeHttp, nodeHttps } from "./node-http.js";
 import { isPrivateAddress } from "./private-address.js";
@@ -242,10 +241,12 @@ function open(
   });
 }
 
-function decoderFor(encoding: string): ReturnType<typeof createGunzip> | undefined {
-  if (encoding === "gzip" || encoding === "x-gzip") return createGunzip();
-  if (encoding === "deflate") return createInflate();
-  if (encoding === "br") return createBrotliDecompress();
+function decoderFor(encoding: string): Transform | undefined {
+  // node:zlib only when an answer is compressed: most never are, and it costs a start 2 ms.
+  const zlib = () => process.getBuiltinModule("node:zlib");
+  if (encoding === "gzip" || encoding === "x-gzip") return zlib().createGunzip();
+  if (encoding === "deflate") return zlib().createInflate();
+  if (encoding === "br") return zlib().createBrotliDecompress();
   return undefined;
 }
 

@@ -3,7 +3,6 @@
 // at data another tenant's source reads: `adminSources` in the config file lists the file roots
 // and hosts allowed, and a location another source reads is refused unless the caller manages
 // that source too. Sources of the config file are the operator's and are not limited.
-import { lookup } from "node:dns/promises";
 import { realpathSync } from "node:fs";
 import { isIP } from "node:net";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
@@ -104,14 +103,18 @@ export async function checkLocation(
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (!hostAllowed(host, policy.hosts)) refuse(`host ${host} is not in adminSources.hosts`);
   if (policy.allowPrivateIP) return;
+  // node:dns/promises loaded here, not with the module: a start that checks no source skips it.
   const addresses =
     isIP(host) !== 0
       ? [host]
-      : await lookup(host, { all: true }).then(
-          (list) => list.map((a) => a.address),
-          // Unresolvable now: the sync will fail and say so; nothing private is reached.
-          () => [],
-        );
+      : await process
+          .getBuiltinModule("node:dns/promises")
+          .lookup(host, { all: true })
+          .then(
+            (list) => list.map((a) => a.address),
+            // Unresolvable now: the sync will fail and say so; nothing private is reached.
+            () => [],
+          );
   if (addresses.some(isPrivateAddress)) {
     refuse(`host ${host} resolves to a private or loopback address (adminSources.allowPrivateIP)`);
   }
