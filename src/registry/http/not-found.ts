@@ -19,6 +19,9 @@ function routePattern(url: string): RegExp {
   return new RegExp(`^${segs.join("/")}$`);
 }
 
+/** The request's path, without its query. */
+const pathOf = (req: FastifyRequest): string => req.url.split("?")[0] ?? "";
+
 export const notFound: FastifyPluginAsync = serverWide(async (app) => {
   // Every route's path and methods. Only the path as routed: with a trailing slash or an empty
   // parameter (`/v1/sources/`) it is still 404, as the route the client meant says.
@@ -33,7 +36,7 @@ export const notFound: FastifyPluginAsync = serverWide(async (app) => {
     return [...out].sort();
   };
   const answer = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const path = req.url.split("?")[0] ?? "";
+    const path = pathOf(req);
     const allow = allowedMethods(path);
     if (allow.length > 0) {
       return sendProblem(
@@ -54,7 +57,7 @@ export const notFound: FastifyPluginAsync = serverWide(async (app) => {
   // before its own): which methods a path takes is public, in the OpenAPI document, so a
   // caller without a token learns nothing from it. Unknown paths are 404 only after it.
   app.addHook("onRequest", (req, reply, done) => {
-    if (req.is404 && allowedMethods(req.url.split("?")[0] ?? "").length > 0) {
+    if (req.is404 && allowedMethods(pathOf(req)).length > 0) {
       void answer(req, reply);
       return;
     }
