@@ -27,6 +27,10 @@ const result = await build({
   // engines.node's floor (test/cli/floor.test.ts runs the bundle there).
   target: "node22",
   chunkNames: "chunks/[name]-[hash]",
+  // A package's require("punycode") gets Node's deprecated built-in, which warns (DEP0040) when
+  // the caller is not inside node_modules, as bundled code is not: the npm package is the same
+  // algorithm, bundled in.
+  alias: { punycode: "punycode/" },
   // CommonJS packages inside an ES module still call require() for Node's built-ins and for
   // what is resolved at run time (kubernetes-models' schemas, the yaml package on demand).
   banner: {
