@@ -65,23 +65,32 @@ export interface CodeCachedModule {
   saveCache: (covered: Iterable<string>) => void;
 }
 
-/** The CommonJS file at `path`, compiled with the cache kept for it in `dir` when there is one. */
-export function loadWithCodeCache(path: string, dir: string): CodeCachedModule {
-  const text = readFileSync(path, "utf8");
-  const cacheFile = cacheFileOf(path, text, dir);
+/**
+ * The file's script, compiled with the cache when there is one. A function of its own: a
+ * closure would keep the file's text and the cache's buffer (megabytes each) for the life of
+ * the process, where V8 needs only the script's own copy of the source.
+ */
+function compile(path: string, cacheFile: string, text: string): Script {
   const cachedData = readCache(cacheFile);
   // Taken and made with the same V8 flags, whatever the run set since (see the module).
-  const script = withCodeCacheFlags(
+  return withCodeCacheFlags(
     () =>
       new Script(WRAPPER[0] + text + WRAPPER[1], {
         filename: path,
         ...(cachedData === undefined ? {} : { cachedData }),
       }),
   );
+}
+
+/** The CommonJS file at `path`, compiled with the cache kept for it in `dir` when there is one. */
+export function loadWithCodeCache(path: string, dir: string): CodeCachedModule {
+  const text = readFileSync(path, "utf8");
+  const cacheFile = cacheFileOf(path, text, dir);
+  const script = compile(path, cacheFile, text);
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run(module.exports, createRequire(path), module, path, dirname(path));
-  const cacheAccepted = cachedData !== undefined && script.cachedDataRejected !== true;
+  const cacheAccepted = script.cachedDataRejected === false;
   return {
     exports: module.exports,
     cacheAccepted,
