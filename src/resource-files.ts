@@ -20,7 +20,12 @@ export function hasResourceExtension(name: string): boolean {
 }
 
 export type ReadOutcome =
-  | { ok: true; text: string }
+  /**
+   * `again`, for a regular file: its text read once more, for a lookup made after its own
+   * validation (positions of the reference level's late issues), so that a run need not keep
+   * every file's text; undefined when the file changed since (its size or modification time).
+   */
+  | { ok: true; text: string; again?: () => string | undefined }
   /** `io`: the file could not be read; `content`: it was read and is not text we accept. */
   | { ok: false; kind: "io" | "content"; message: string };
 

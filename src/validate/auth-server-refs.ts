@@ -6,6 +6,7 @@
 import type { Kind } from "../schema/index.js";
 import { isObject } from "../json.js";
 import type { Position } from "../yaml/documents.js";
+import { detached } from "../yaml/values.js";
 
 /** What the rules need of an MCPExternalAuthConfig, or of a workload that names them. */
 export interface AuthFacts {
@@ -24,8 +25,10 @@ export interface AuthFacts {
 
 const WORKLOADS: ReadonlySet<Kind> = new Set(["MCPServer", "MCPRemoteProxy"]);
 
+// Every string kept here is detached(): the facts outlive their file's text.
+
 function refName(v: unknown): string | undefined {
-  return isObject(v) && typeof v.name === "string" && v.name !== "" ? v.name : undefined;
+  return isObject(v) && typeof v.name === "string" && v.name !== "" ? detached(v.name) : undefined;
 }
 
 /** The facts of a resource, or undefined when no rule here concerns it. */
@@ -34,16 +37,18 @@ export function authFactsOf(kind: Kind, value: unknown): AuthFacts | undefined {
   if (spec === undefined) return undefined;
   if (kind === "MCPExternalAuthConfig") {
     if (typeof spec.type !== "string") return undefined;
-    const facts: AuthFacts = { type: spec.type };
+    const facts: AuthFacts = { type: detached(spec.type) };
     const embedded = spec.embeddedAuthServer;
     if (isObject(embedded) && Array.isArray(embedded.upstreamProviders)) {
       facts.upstreams = embedded.upstreamProviders
-        .map((p: unknown) => (isObject(p) && typeof p.name === "string" ? p.name : undefined))
+        .map((p: unknown) =>
+          isObject(p) && typeof p.name === "string" ? detached(p.name) : undefined,
+        )
         .filter((n): n is string => n !== undefined);
     }
     const inject = spec.upstreamInject;
     if (isObject(inject) && typeof inject.providerName === "string") {
-      facts.injects = inject.providerName;
+      facts.injects = detached(inject.providerName);
     }
     return facts;
   }

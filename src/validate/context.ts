@@ -6,6 +6,7 @@ import { EnforceServersLevel } from "./enforce-servers.js";
 import { type ReferencePattern, referencePatternsOf } from "./reference-table.js";
 import { ReferenceLevel } from "./references.js";
 import type { ValidateOptions } from "./types.js";
+import { detached } from "../yaml/values.js";
 
 export interface Context {
   options: ValidateOptions;
@@ -33,13 +34,14 @@ export function newContext(options: ValidateOptions, set: SchemaSet): Context {
   };
 }
 
-/** A function that returns the first string equal to each one it is given. */
+/** A function that returns the first string equal to each one it is given (a copy of its own). */
 function interner(): (s: string) => string {
   const seen = new Map<string, string>();
   return (s) => {
     const known = seen.get(s);
     if (known !== undefined) return known;
-    seen.set(s, s);
-    return s;
+    const own = detached(s);
+    seen.set(own, own);
+    return own;
   };
 }

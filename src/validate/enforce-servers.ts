@@ -16,6 +16,7 @@ import { isObject } from "../json.js";
 import { addPositionedIssue, type IssueTarget } from "./resource.js";
 import type { ResourceResult } from "./types.js";
 import type { Position } from "../yaml/model.js";
+import { detached, detachedValue } from "../yaml/values.js";
 
 interface Placed {
   result: ResourceResult;
@@ -47,10 +48,13 @@ export interface EnforceNotes {
   configMaps: [string, ConfigMapData][];
 }
 
+// What is noted here is kept to the end of the run, past its file's text: strings are
+// detached() from it.
+
 function stringMap(v: unknown): Record<string, string> {
   if (!isObject(v)) return {};
   const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(v)) if (typeof x === "string") out[k] = x;
+  for (const [k, x] of Object.entries(v)) if (typeof x === "string") out[k] = detached(x);
   return out;
 }
 
@@ -81,7 +85,7 @@ export class EnforceServersLevel {
         result: unit.result,
         at: () => doc.locate(`${prefix}/spec/image`),
         namespace,
-        image: spec.image,
+        image: detached(spec.image),
         labels: stringMap(metadata.labels),
       });
     } else if (kind === "MCPRegistry" && name !== "") {
@@ -93,7 +97,7 @@ export class EnforceServersLevel {
         namespace,
         name,
         enforce,
-        spec,
+        spec: detachedValue(spec) as Record<string, unknown>,
       });
     }
   }

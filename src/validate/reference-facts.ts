@@ -12,6 +12,7 @@ import {
 import { escapeSegment, toPointer } from "../json-pointer.js";
 import { isObject } from "../json.js";
 import type { LocateTarget, Position } from "../yaml/model.js";
+import { detached } from "../yaml/values.js";
 
 /** A name one of our resources must exist under (in the referring resource's namespace). */
 export interface NamedReference {
@@ -203,7 +204,7 @@ class ReferenceList {
     if (this.known?.(targets, this.namespace, name) === true) return;
     // Every field set here, so that all references share one shape.
     const ref: NamedReference = {
-      name,
+      name: detached(name),
       at,
       inObject: typeof value !== "string",
       pattern,
@@ -255,11 +256,11 @@ function workloadNamesOf(
     const names: WorkloadName[] = [];
     visitAt(value, pattern.segments, (found, pointer) => {
       if (pattern.form === "value" && typeof found === "string") {
-        names.push({ name: found, pointer, target: "value" });
+        names.push({ name: detached(found), pointer, target: "value" });
       } else if (pattern.form === "items" && Array.isArray(found)) {
         found.forEach((v: unknown, i) => {
           if (typeof v === "string")
-            names.push({ name: v, pointer: `${pointer}/${i}`, target: "value" });
+            names.push({ name: detached(v), pointer: `${pointer}/${i}`, target: "value" });
         });
       } else if (pattern.form === "keys" && isObject(found)) {
         for (const k of Object.keys(found)) {
@@ -293,7 +294,11 @@ function audienceOf(kind: Kind, value: unknown): AudienceUse | undefined {
   if (!isObject(ref) || typeof ref.audience !== "string" || typeof ref.name !== "string") {
     return undefined;
   }
-  return { at: staticPointer(path), config: ref.name, audience: ref.audience };
+  return {
+    at: staticPointer(path),
+    config: detached(ref.name),
+    audience: detached(ref.audience),
+  };
 }
 
 /**
@@ -304,11 +309,11 @@ function issuerOf(value: unknown): string | undefined {
   const spec = isObject(value) ? value.spec : undefined;
   if (!isObject(spec)) return undefined;
   if (spec.type === "inline" && isObject(spec.inline) && typeof spec.inline.issuer === "string") {
-    return `issuer ${spec.inline.issuer}`;
+    return detached(`issuer ${spec.inline.issuer}`);
   }
   if (spec.type === "kubernetesServiceAccount") {
     const k = spec.kubernetesServiceAccount;
-    return `kubernetes ${isObject(k) && typeof k.issuer === "string" ? k.issuer : ""}`;
+    return detached(`kubernetes ${isObject(k) && typeof k.issuer === "string" ? k.issuer : ""}`);
   }
   return undefined;
 }

@@ -160,8 +160,17 @@ export function collectInputs(
 
 /** Reads a whole file, refusing anything larger than `maxBytes` before reading it. */
 export function readFileCapped(path: string, maxBytes: number): ReadOutcome {
-  const text = readPlainTextFile(path, maxBytes);
-  return text === undefined ? readBytesCapped(path, maxBytes) : { ok: true, text };
+  const read = readPlainTextFile(path, maxBytes);
+  if (read === undefined) return readBytesCapped(path, maxBytes);
+  const { text, size, mtimeMs } = read;
+  const length = text.length;
+  // Closes over the file's identity, not its text: the text is what need not be kept.
+  const again = () => {
+    const now = readPlainTextFile(path, maxBytes);
+    const same = now?.size === size && now.mtimeMs === mtimeMs && now.text.length === length;
+    return same ? now.text : undefined;
+  };
+  return { ok: true, text, again };
 }
 
 /**
@@ -170,7 +179,10 @@ export function readFileCapped(path: string, maxBytes: number): ReadOutcome {
  * may not be what it looks like (a NUL, a replaced invalid byte, a byte order mark, grown past
  * the cap since its size was read), which readBytesCapped() then reads and judges byte by byte.
  */
-function readPlainTextFile(path: string, maxBytes: number): string | undefined {
+function readPlainTextFile(
+  path: string,
+  maxBytes: number,
+): { text: string; size: number; mtimeMs: number } | undefined {
   try {
     const st = statSync(path);
     if (!st.isFile() || st.size > maxBytes) return undefined;
@@ -180,7 +192,7 @@ function readPlainTextFile(path: string, maxBytes: number): string | undefined {
     // leaves the cap in doubt.
     if (text.length * 3 > maxBytes && Buffer.byteLength(text, "utf8") > maxBytes) return undefined;
     if (text.includes("\0") || text.includes("\ufffd")) return undefined;
-    return text;
+    return { text, size: st.size, mtimeMs: st.mtimeMs };
   } catch {
     return undefined;
   }

@@ -16,6 +16,7 @@ import { hasPodTemplate, podTemplateRuntimeIssues } from "./runtime-rules.js";
 import type { Issue, ResourceResult, ValidateOptions } from "./types.js";
 import { addRuntimeIssues, addSchemaIssues } from "./unit-issues.js";
 import { type ParsedDocument, parseDocuments } from "../yaml/documents.js";
+import { detached } from "../yaml/values.js";
 
 /** A result for a whole file that could not be read or is not text. */
 export function fileResult(file: string, message: string, level: "io" | "parse"): ResourceResult {
@@ -32,13 +33,15 @@ export function fileResult(file: string, message: string, level: "io" | "parse")
   };
 }
 
+/** `again`: the file's text read once more, for lookups after its validation (see ReadOutcome). */
 export async function validateText(
   file: string,
   text: string,
   ctx: Context,
+  again?: () => string | undefined,
 ): Promise<ResourceResult[]> {
   const results: ResourceResult[] = [];
-  const docs = parseDocuments(text, ctx.options);
+  const docs = parseDocuments(text, ctx.options, again);
   // Index loops: this function can await, and iterators kept across an await are allocated.
   for (let d = 0; d < docs.length; d++) {
     const doc = docs[d]!;
@@ -121,7 +124,8 @@ function validateUnit(unit: Unit, ctx: Context): Promise<void> | undefined {
   const ownKind = typeof kind === "string" ? asKind(kind) : undefined;
   if (typeof kind === "string") unit.result.kind = ownKind ?? kind;
   const metadata = isObject(value.metadata) ? value.metadata : {};
-  unit.result.name = typeof metadata.name === "string" ? metadata.name : "";
+  // The result outlives the file's text (see detached).
+  unit.result.name = typeof metadata.name === "string" ? detached(metadata.name) : "";
   unit.result.namespace =
     typeof metadata.namespace === "string" && metadata.namespace !== ""
       ? ctx.namespaceOf(metadata.namespace)

@@ -34,12 +34,13 @@ export async function validatePaths(
   options: Partial<ValidateOptions> = {},
   set: SchemaSet = defaultSchemaSet(),
 ): Promise<Report> {
-  return (await validateReadPaths(paths, options, set)).report;
+  return (await validateInputs(paths, options, set, false)).report;
 }
 
 /** A report, and the text of each file it was made from, in input order. */
 export interface ValidatedTexts {
   report: Report;
+  /** Empty when the report has errors: nothing is rendered from an invalid set. */
   files: { name: string; text: string }[];
 }
 
@@ -48,10 +49,23 @@ export interface ValidatedTexts {
  * caller (synth, apply, diff) renders exactly the bytes that were validated, without a second
  * read that could see a file changed in between.
  */
-export async function validateReadPaths(
+export function validateReadPaths(
   paths: readonly string[],
   options: Partial<ValidateOptions> = {},
   set: SchemaSet = defaultSchemaSet(),
+): Promise<ValidatedTexts> {
+  return validateInputs(paths, options, set, true);
+}
+
+/**
+ * The run of validatePaths and validateReadPaths. The texts, when kept, are let go at the first
+ * error: a run over a large repository with mistakes holds none of its files to the end.
+ */
+async function validateInputs(
+  paths: readonly string[],
+  options: Partial<ValidateOptions>,
+  set: SchemaSet,
+  keepTexts: boolean,
 ): Promise<ValidatedTexts> {
   const opts: ValidateOptions = { ...DEFAULT_OPTIONS, ...options };
   const ctx = newContext(opts, set);
@@ -59,8 +73,14 @@ export async function validateReadPaths(
   const files: { name: string; text: string }[] = [];
   const inputs = collectInputs(paths.length > 0 ? paths : ["."], opts.onSkippedDir);
   const pooled = await validateInPool(inputs, opts, set);
+  let checked = 0;
   for (const [i, input] of inputs.entries()) {
     opts.onProgress?.(i, inputs.length);
+    // The previous file's results, looked at once: an error ends the keeping of texts.
+    for (; checked < results.length && keepTexts; checked++) {
+      if (results[checked]!.errors.length > 0) keepTexts = false;
+    }
+    if (!keepTexts) files.length = 0;
     if (isInputError(input)) {
       results.push(fileResult(input.name, input.error, "io"));
       continue;
@@ -68,7 +88,7 @@ export async function validateReadPaths(
     const done = pooled?.get(i);
     if (done !== undefined) {
       results.push(...adoptPooledFile(done, ctx));
-      files.push({ name: input.name, text: done.text });
+      if (keepTexts) files.push({ name: input.name, text: done.text });
       continue;
     }
     let read: ReadOutcome;
@@ -82,11 +102,12 @@ export async function validateReadPaths(
       results.push(fileResult(input.name, read.message, read.kind === "io" ? "io" : "parse"));
       continue;
     }
-    results.push(...(await validateText(input.name, read.text, ctx)));
-    files.push({ name: input.name, text: read.text });
+    results.push(...(await validateText(input.name, read.text, ctx, read.again)));
+    if (keepTexts) files.push({ name: input.name, text: read.text });
   }
   await finish(ctx, results);
-  return { report: { resources: results, summary: summarise(results) }, files };
+  const report = { resources: results, summary: summarise(results) };
+  return { report, files: report.summary.errors > 0 ? [] : files };
 }
 
 /** Validates documents given as text (one "file"); the reference level sees only these. */

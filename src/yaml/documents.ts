@@ -13,9 +13,15 @@ export { splitPointer } from "../json-pointer.js";
 /**
  * Splits a file into documents and parses each with positions. Never throws: a failure of the
  * YAML library itself (stack exhaustion on absurd input) becomes an error on the first document.
+ * With `again` (the file's text read once more; undefined once it changed), a document released
+ * does not keep the text: a later lookup reads it again, or gives the document's start.
  */
-export function parseDocuments(text: string, limits: ParseLimits): ParsedDocument[] {
-  return parseWithEvents(text, limits) ?? parseWithTree(text, limits);
+export function parseDocuments(
+  text: string,
+  limits: ParseLimits,
+  again?: () => string | undefined,
+): ParsedDocument[] {
+  return parseWithEvents(text, limits, again) ?? parseWithTree(text, limits);
 }
 
 /**

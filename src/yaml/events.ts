@@ -39,47 +39,69 @@ interface EventView {
 
 /**
  * A file's events, shared by its documents until each has released them; after that a lookup
- * parses the text of its own document again (errors of the reference level come late).
+ * parses the text of its own document again (errors of the reference level come late). Given
+ * a way to read the file again, the text goes with the events: a run over many files keeps
+ * none of them, and the rare late lookup reads its file once more.
  */
 class FileEvents {
   private events: Event[] | undefined;
+  private kept: string | undefined;
   private lines: LineIndex | undefined;
   private held: number;
 
   /**
    * `held`: how many documents will call release() before the events can go; `nullFields`:
-   * whether some mapping of the file maps a key to null.
+   * whether some mapping of the file maps a key to null; `again`: the text read once more,
+   * undefined when the file changed since.
    */
   constructor(
-    readonly text: string,
+    text: string,
     events: Event[],
     private readonly roots: readonly number[],
     held: number,
     readonly nullFields = true,
+    private readonly again?: () => string | undefined,
   ) {
+    this.kept = text;
     this.events = events;
     this.held = held;
   }
 
-  /** The events of document `index`, whose text runs from offset `from` to `to` of the file's. */
-  view(index: number, from: number, to: number): EventView {
-    if (this.events !== undefined) {
+  /** The file's text; undefined when it was let go and the file has changed since. */
+  text(): string | undefined {
+    return this.kept ?? this.again?.();
+  }
+
+  /**
+   * The events of document `index`, whose text runs from offset `from` to `to` of the file's;
+   * undefined when the file's text cannot be had again.
+   */
+  view(index: number, from: number, to: number): EventView | undefined {
+    if (this.events !== undefined && this.kept !== undefined) {
       const root = this.roots[index] ?? -1;
-      return { text: this.text, base: 0, events: this.events, root, shared: true };
+      return { text: this.kept, base: 0, events: this.events, root, shared: true };
     }
+    const whole = this.text();
+    if (whole === undefined) return undefined;
     // From the start of the document's first line, so that its indentation is kept.
-    const base = this.text.lastIndexOf("\n", from - 1) + 1;
-    const text = this.text.slice(base, to);
+    const base = whole.lastIndexOf("\n", from - 1) + 1;
+    const text = whole.slice(base, to);
     return { text, base, events: parseEvents(text, {}), root: 1, shared: false };
   }
 
-  position(offset: number): Position {
-    this.lines ??= new LineIndex(this.text);
-    return this.lines.position(offset);
+  /** The lines of `text`, which is this file's text: kept with it while it is. */
+  lineIndex(text: string): LineIndex {
+    if (text !== this.kept) return new LineIndex(text);
+    return (this.lines ??= new LineIndex(text));
   }
 
   release(): void {
-    if (--this.held <= 0) this.events = undefined;
+    if (--this.held > 0) return;
+    this.events = undefined;
+    if (this.again !== undefined) {
+      this.kept = undefined;
+      this.lines = undefined;
+    }
   }
 }
 
@@ -121,7 +143,11 @@ function plainText(text: string): boolean {
  * The documents of `text`, or undefined when the file is one for the yaml package (see the top
  * of this file). Never throws.
  */
-export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocument[] | undefined {
+export function parseWithEvents(
+  text: string,
+  limits: ParseLimits,
+  again?: () => string | undefined,
+): ParsedDocument[] | undefined {
   if (!plainText(text)) return undefined;
   let events: Event[];
   try {
@@ -139,7 +165,7 @@ export function parseWithEvents(text: string, limits: ParseLimits): ParsedDocume
   if (roots.some((r) => isBlockScalar(events[r]))) return undefined;
   // Only documents with a value are released (validate.ts), so only they hold the events.
   const held = values.filter((v) => v !== null && v !== undefined).length;
-  const file = new FileEvents(text, events, roots, held, nullFields);
+  const file = new FileEvents(text, events, roots, held, nullFields, again);
   const ranges = documentRanges(text, events, roots);
   const docs: ParsedDocument[] = [];
   // Documents come in order: each start is counted on from the previous one.
@@ -357,37 +383,43 @@ class EventDocument implements ParsedDocument {
     return { line, column };
   }
 
-  private view(): EventView {
+  /** Undefined when the file's text is gone and the file changed since: see locate(). */
+  private view(): EventView | undefined {
     if (this.own !== undefined) return this.own;
     const v = this.file.view(this.index, this.from, this.to);
-    if (!v.shared) this.own = v;
+    if (v !== undefined && !v.shared) this.own = v;
     return v;
   }
 
-  private exact(): ReturnType<typeof treeLocator> {
+  private exact(): ReturnType<typeof treeLocator> | undefined {
     if (this.tree === undefined) {
+      const text = this.file.text();
+      if (text === undefined) return undefined;
       // From the start of the document's first line, so that its indentation is kept.
-      const text = this.file.text;
       const lineStart = text.lastIndexOf("\n", this.from - 1) + 1;
-      const position = (offset: number) => this.file.position(offset);
+      const lines = this.file.lineIndex(text);
+      const position = (offset: number) => lines.position(offset);
       this.tree = treeLocator(text, position, [lineStart, this.to], this.start);
     }
     return this.tree;
   }
 
+  /** Where `pointer` is; the document's start when its file changed after it was validated. */
   locate(pointer: string, target: LocateTarget = "value"): Position {
     const v = this.view();
+    if (v === undefined) return this.start;
     const found = walkEvents(v.text, v.events, v.root, pointer);
     const leaf = v.events[found.node]?.type === SCALAR;
     const at = found.key !== -1 && (target === "key" || !found.complete || !leaf);
     const chosen = v.events[at ? found.key : found.node];
     if (chosen === undefined) return this.start;
-    if (needsTree(chosen)) return this.exact().locate(pointer, target);
+    if (needsTree(chosen)) return this.exact()?.locate(pointer, target) ?? this.start;
     return this.position(v, v.base + nodeStart(chosen));
   }
 
   scalarOrigin(pointer: string): ScalarOrigin | undefined {
     const v = this.view();
+    if (v === undefined) return undefined;
     const found = walkEvents(v.text, v.events, v.root, pointer);
     const node = v.events[found.node];
     if (!found.complete || node?.type !== SCALAR) return undefined;
@@ -396,7 +428,7 @@ class EventDocument implements ParsedDocument {
         ? literalOrigin(v, node, (offset) => this.position(v, offset))
         : undefined;
     if (literal !== undefined) return literal;
-    if (needsTree(node)) return this.exact().scalarOrigin(pointer);
+    if (needsTree(node)) return this.exact()?.scalarOrigin(pointer);
     return { ...this.position(v, v.base + nodeStart(node)), lines: false };
   }
 

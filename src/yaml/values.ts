@@ -57,6 +57,32 @@ export function plainScalarValue(source: string): unknown {
  * The values of `events` (parsed from `text`), or undefined when a document is not plain (see
  * the top of this file).
  */
+/** The shortest substring V8 keeps as a view of the string it was cut from (a sliced string). */
+const SLICED_MIN_LENGTH = 13;
+
+/**
+ * `s` with characters of its own. The strings of a parsed value are cut from its file's text,
+ * and V8 keeps one of 13 characters or more as a view of that text: a single value kept past
+ * its file (a name, an image, an audience the reference level holds to the end of the run)
+ * would keep the whole text, on 10,000 resources every file's. Appending a character and cutting
+ * it off again makes V8 copy. For what is kept, not for every value: copying each long scalar
+ * of a run costs more than it saves.
+ */
+export function detached(s: string): string {
+  return s.length < SLICED_MIN_LENGTH ? s : `${s} `.slice(0, -1);
+}
+
+/** A copy of a parsed value whose strings are detached(), for one kept past its file. */
+export function detachedValue(v: unknown): unknown {
+  if (typeof v === "string") return detached(v);
+  if (Array.isArray(v)) return v.map(detachedValue);
+  if (typeof v !== "object" || v === null) return v;
+  const out: Record<string, unknown> = {};
+  // Keys need no copy: V8 keeps property names in its table of strings of their own.
+  for (const [k, x] of Object.entries(v)) out[k] = detachedValue(x);
+  return out;
+}
+
 export function plainValues(text: string, events: readonly Event[]): PlainValues | undefined {
   const values: unknown[] = [];
   const roots: number[] = [];

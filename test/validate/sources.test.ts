@@ -1,6 +1,6 @@
 // Finding input files and reading them as text.
 import { execFileSync, spawn } from "node:child_process";
-import { symlinkSync, writeFileSync } from "node:fs";
+import { symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -68,14 +68,28 @@ describe("readFileCapped", () => {
     const path = join(tempDir(), "f.yaml");
     const text = "x".repeat(size);
     writeFileSync(path, text);
-    expect(readFileCapped(path, 1 << 20)).toEqual({ ok: true, text });
+    expect(readFileCapped(path, 1 << 20)).toMatchObject({ ok: true, text });
   });
 
   it("refuses a file over the cap, and accepts one at it", () => {
     const path = join(tempDir(), "f.yaml");
     writeFileSync(path, "x".repeat(100));
     expect(readFileCapped(path, 99)).toMatchObject({ ok: false, kind: "content" });
-    expect(readFileCapped(path, 100)).toEqual({ ok: true, text: "x".repeat(100) });
+    expect(readFileCapped(path, 100)).toMatchObject({ ok: true, text: "x".repeat(100) });
+  });
+
+  it("reads a regular file again while its size and time are those it was read with", () => {
+    const path = join(tempDir(), "f.yaml");
+    writeFileSync(path, "a: 1\n");
+    const read = readFileCapped(path, 100);
+    if (!read.ok || read.again === undefined) throw new Error("read again is offered");
+    expect(read.again()).toBe("a: 1\n");
+    writeFileSync(path, "a: 22\n");
+    expect(read.again()).toBeUndefined();
+    // The same size, written later: its time tells.
+    writeFileSync(path, "a: 1\n");
+    utimesSync(path, new Date(), new Date(Date.now() + 5_000));
+    expect(read.again()).toBeUndefined();
   });
 
   it("reads what is not a regular file in chunks, to its end", () => {
@@ -88,7 +102,7 @@ describe("readFileCapped", () => {
     // It writes in pieces with pauses, so reads come back short before the end.
     const script = 'for i in 1 2 3; do cat "$0"; sleep 0.05; done > "$1"';
     const writer = spawn("sh", ["-c", script, join(dir, "piece"), path], { stdio: "ignore" });
-    expect(readFileCapped(path, 1 << 20)).toEqual({ ok: true, text: piece.repeat(3) });
+    expect(readFileCapped(path, 1 << 20)).toMatchObject({ ok: true, text: piece.repeat(3) });
     writer.kill();
   });
 
@@ -146,14 +160,15 @@ describe("decodeText", () => {
   ])("$name, read from a file", (c) => {
     const path = join(tempDir(), "f.yaml");
     writeFileSync(path, Buffer.from(c.bytes));
-    expect(readFileCapped(path, 1 << 20)).toEqual(decodeText(Buffer.from(c.bytes)));
+    const { again: _again, ...read } = { again: undefined, ...readFileCapped(path, 1 << 20) };
+    expect(read).toEqual(decodeText(Buffer.from(c.bytes)));
   });
 
   it("counts a file's cap in bytes, not characters", () => {
     const path = join(tempDir(), "f.yaml");
     writeFileSync(path, "€".repeat(10)); // 30 bytes
     expect(readFileCapped(path, 29)).toMatchObject({ ok: false, kind: "content" });
-    expect(readFileCapped(path, 30)).toEqual({ ok: true, text: "€".repeat(10) });
+    expect(readFileCapped(path, 30)).toMatchObject({ ok: true, text: "€".repeat(10) });
   });
 
   it("finds the first invalid byte of any buffer, or its length when there is none", () => {

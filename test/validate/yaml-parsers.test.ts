@@ -60,7 +60,8 @@ function contentDocs(docs: ParsedDocument[]): ParsedDocument[] {
 
 /** Compares the two readings of `text`; false when the fast reader declines the file. */
 function sameReading(text: string): boolean {
-  const fast = parseWithEvents(text, LIMITS);
+  // Given a way to read the file again, as files are read: a released document keeps no text.
+  const fast = parseWithEvents(text, LIMITS, () => text);
   if (fast === undefined) return false;
   const tree = contentDocs(parseWithTree(text, LIMITS));
   const events = contentDocs(fast);
@@ -73,7 +74,7 @@ function sameReading(text: string): boolean {
     const value = doc.value ?? ref.value;
     // A document said to hold no null field (so validation need not look for one) holds none.
     if (!doc.nullFields) expect(hasNullField(value)).toBe(false);
-    // Lookups walk the file's events, and after release the document's own text parsed again.
+    // Lookups walk the file's events, and after release the document's own text, read again.
     for (const phase of ["shared", "released"]) {
       if (phase === "released") doc.release();
       for (const p of pointers(value)) {
@@ -85,6 +86,32 @@ function sameReading(text: string): boolean {
   }
   return true;
 }
+
+describe("lookups after release", () => {
+  const text = "a: 1\n---\nkind: X\nspec:\n  image: registry.example/team/server:1.0\n";
+
+  it("read the file's text again, not a copy kept", () => {
+    let reads = 0;
+    const again = () => (reads++, text);
+    const [first, doc] = parseWithEvents(text, LIMITS, again)! as [ParsedDocument, ParsedDocument];
+    expect(doc.locate("/spec/image")).toEqual({ line: 5, column: 10 });
+    expect(reads).toBe(0);
+    // The events (and the text) go when every document of the file is released.
+    first.release();
+    doc.release();
+    expect(doc.locate("/spec/image")).toEqual({ line: 5, column: 10 });
+    expect(doc.scalarOrigin("/spec/image")).toEqual({ line: 5, column: 10, lines: false });
+    expect(reads).toBe(1);
+  });
+
+  it("give the document's start when the file changed since it was read", () => {
+    const docs = parseWithEvents(text, LIMITS, () => undefined)!;
+    for (const d of docs) d.release();
+    const doc = docs[1]!;
+    expect(doc.locate("/spec/image")).toEqual({ line: 3, column: 1 });
+    expect(doc.scalarOrigin("/spec/image")).toBeUndefined();
+  });
+});
 
 describe("null fields", () => {
   it("a file's documents say whether a mapping in it maps a key to null", () => {
