@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import { projectRoot } from "../src/project.js";
+import { userlandPunycode } from "./userland-punycode.js";
 
 const { values } = parseArgs({ options: { build: { type: "string" } } });
 const buildDir = resolve(values.build ?? join(projectRoot(), "build"));
@@ -27,10 +28,7 @@ const result = await build({
   // engines.node's floor (test/cli/floor.test.ts runs the bundle there).
   target: "node22",
   chunkNames: "chunks/[name]-[hash]",
-  // A package's require("punycode") gets Node's deprecated built-in, which warns (DEP0040) when
-  // the caller is not inside node_modules, as bundled code is not: the npm package is the same
-  // algorithm, bundled in.
-  alias: { punycode: "punycode/" },
+  plugins: [userlandPunycode(projectRoot())],
   // CommonJS packages inside an ES module still call require() for Node's built-ins and for
   // what is resolved at run time (kubernetes-models' schemas, the yaml package on demand).
   banner: {

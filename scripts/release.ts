@@ -29,6 +29,7 @@ import { Script } from "node:vm";
 import { type Plugin, build } from "esbuild";
 import { inject } from "postject";
 import { projectRoot } from "../src/project.js";
+import { userlandPunycode } from "./userland-punycode.js";
 import { PRECOMPILED_DIR } from "../src/schema/precompiled.js";
 
 const root = projectRoot();
@@ -138,17 +139,6 @@ const bundledRequire: Plugin = {
   },
 };
 
-// A package asking for "punycode" means its npm dependency of that name; Node resolves the
-// built-in first and warns (DEP0040) for code outside node_modules, as all of the bundle is.
-const userlandPunycode: Plugin = {
-  name: "userland-punycode",
-  setup(b) {
-    b.onResolve({ filter: /^punycode$/ }, () => ({
-      path: join(root, "node_modules", "punycode", "punycode.js"),
-    }));
-  },
-};
-
 const work = join(root, ".tools", "release");
 mkdirSync(work, { recursive: true });
 const bundlePath = join(work, `${name}.cjs`);
@@ -164,7 +154,7 @@ const options = {
   external: ["pg-native", "pino-pretty"] as string[],
   // Read only outside the executable (src/project-root.ts, src/assets.ts); in it, a path that says so.
   define: { "import.meta.url": JSON.stringify("file:///mcpfleet-single-executable/") },
-  plugins: [bundledRequire, userlandPunycode],
+  plugins: [bundledRequire, userlandPunycode(root)],
   logLevel: "error",
 } as const;
 // The npm packages our code imports are one more such bundle: the main script keeps the CLI's
