@@ -31,6 +31,7 @@ import { inject } from "postject";
 import { projectRoot } from "../src/project.js";
 import { userlandPunycode } from "./userland-punycode.js";
 import { PRECOMPILED_DIR } from "../src/schema/precompiled.js";
+import { withCodeCacheFlags } from "../src/young-generation-growth.js";
 
 const root = projectRoot();
 const { values } = parseArgs({ options: { out: { type: "string", default: "release" } } });
@@ -90,6 +91,7 @@ for (const name of readdirSync(join(root, PRECOMPILED_DIR))) {
 
 const entry = `
 import { provideBundledInstallation } from "./src/assets.ts";
+import { withCodeCacheFlags } from "./src/young-generation-growth.ts";
 const sea = require("node:sea");
 const vm = require("node:vm");
 const lazyBundles = new Map();
@@ -97,11 +99,12 @@ function lazyBundle(name) {
   let loaded = lazyBundles.get(name);
   if (loaded === undefined) {
     const module = { exports: {} };
-    // V8's code cache of the bundle, made at build time, spares parsing all of it.
-    const script = new vm.Script(${JSON.stringify(WRAPPER[0])} + sea.getAsset(name, "utf8") + ${JSON.stringify(WRAPPER[1])}, {
+    // V8's code cache of the bundle, made at build time, spares parsing all of it. Taken with
+    // the flags it was made with: V8 refuses it otherwise, and a run changes one of them.
+    const script = withCodeCacheFlags(() => new vm.Script(${JSON.stringify(WRAPPER[0])} + sea.getAsset(name, "utf8") + ${JSON.stringify(WRAPPER[1])}, {
       filename: name,
       cachedData: new Uint8Array(sea.getAsset(name + ".cache")),
-    });
+    }));
     script.runInThisContext()(module.exports, require, module);
     lazyBundles.set(name, (loaded = module.exports));
   }
@@ -217,7 +220,10 @@ for (const name of Object.keys(LAZY_BUNDLES)) {
   const script = new Script(WRAPPER[0] + readFileSync(path, "utf8") + WRAPPER[1], {
     filename: name,
   });
-  writeFileSync(`${path}.cache`, script.createCachedData());
+  writeFileSync(
+    `${path}.cache`,
+    withCodeCacheFlags(() => script.createCachedData()),
+  );
   assets[name] = path;
   assets[`${name}.cache`] = `${path}.cache`;
 }

@@ -17,17 +17,27 @@ export function setYoungGenerationGrowth(factor: number): void {
   setFlagsFromString(`--semi-space-growth-factor=${factor}`);
 }
 
+/** Whether the command line or NODE_OPTIONS gives a V8 flag of this family: theirs stands. */
+export function nodeFlagGiven(family: string): boolean {
+  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
+  return given.includes(family);
+}
+
+/** V8's own growth factor (--semi-space-growth-factor's default). */
+export const V8_GROWTH_FACTOR = 2;
+
 /**
  * Runs `f` (compiling with a code cache, or making one) with the growth factor every cache is
- * made with, then sets back the one in force. A process that never set it is left alone.
+ * made with, then sets back the one in force: V8's own in a process that never set one. So a
+ * cache made by any command (or at build time, for the single executable) is taken by any
+ * other, whether it holds the young generation or not. A factor given to Node stands.
  */
 export function withCodeCacheFlags<T>(f: () => T): T {
-  const restore = current;
-  if (restore === undefined || restore === CANONICAL) return f();
+  if (current === CANONICAL || nodeFlagGiven("semi-space-growth-factor")) return f();
   setFlagsFromString(`--semi-space-growth-factor=${CANONICAL}`);
   try {
     return f();
   } finally {
-    setFlagsFromString(`--semi-space-growth-factor=${restore}`);
+    setFlagsFromString(`--semi-space-growth-factor=${current ?? V8_GROWTH_FACTOR}`);
   }
 }

@@ -10,19 +10,16 @@
 // there (docs/validate.md, "Start-up and memory"). The registry server does the same once its
 // first syncs are done (docs/registry.md, "Footprint").
 import { getHeapSpaceStatistics } from "node:v8";
-import { setYoungGenerationGrowth } from "../young-generation-growth.js";
+import {
+  V8_GROWTH_FACTOR,
+  nodeFlagGiven,
+  setYoungGenerationGrowth,
+} from "../young-generation-growth.js";
 
 /** Both semi-spaces together, in MB: the smallest measured that promotes no per-file garbage. */
 export const YOUNG_GENERATION_CAP_MB = 4;
 
-/** V8's own growth factor of the young generation (--semi-space-growth-factor's default). */
-const V8_GROWTH_FACTOR = 2;
-
-/** Whether the command line or NODE_OPTIONS gives a V8 flag of this family: theirs stands. */
-export function nodeFlagGiven(family: string): boolean {
-  const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].join(" ");
-  return given.includes(family);
-}
+export { nodeFlagGiven } from "../young-generation-growth.js";
 
 /** Whether the command line or NODE_OPTIONS sizes the young generation. */
 const sizedByNodeOptions = (): boolean => nodeFlagGiven("semi-space");

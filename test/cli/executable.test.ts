@@ -7,6 +7,7 @@ import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { arch } from "node:os";
 import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { clusterKubeconfig, noCluster } from "../support/cluster/context.js";
@@ -63,6 +64,34 @@ describe("the single executable", () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/\/spec\/replicas: must be integer/);
     expect(r.stdout).toMatch(/no Deployment in v1; Kubernetes serves it as apps\/v1/);
+  });
+
+  it("takes the code cache built for each bundle, whatever a run has done to its young generation", () => {
+    // V8 refuses a cache made under other flags, and a validate run changes one as it goes (a
+    // bundle first loaded after that was compiled anew: 100 ms for the packages).
+    const work = join(root, ".tools", "release");
+    const growth = pathToFileURL(join(root, "src", "young-generation-growth.ts")).href;
+    const probe = `import { readFileSync } from "node:fs";
+import { Script } from "node:vm";
+import { setYoungGenerationGrowth, withCodeCacheFlags } from ${JSON.stringify(growth)};
+const [path, factor] = process.argv.slice(2);
+if (factor !== "-") setYoungGenerationGrowth(Number(factor));
+const source = "(function (exports, require, module) {" + readFileSync(path, "utf8") + "\\n})";
+const script = withCodeCacheFlags(() => new Script(source, { filename: path, cachedData: readFileSync(path + ".cache") }));
+console.log(script.cachedDataRejected);
+`;
+    const probePath = join(scratch("executable-cache"), "probe.mts");
+    writeFileSync(probePath, probe);
+    for (const bundle of ["packages.cjs", "kube-models.cjs", "validators/all.cjs"]) {
+      for (const factor of ["-", "1", "2"]) {
+        const r = spawnSync(
+          process.execPath,
+          ["--import", "tsx", probePath, join(work, bundle), factor],
+          { cwd: root, encoding: "utf8" },
+        );
+        expect([bundle, factor, r.stdout.trim()], r.stderr).toEqual([bundle, factor, "false"]);
+      }
+    }
   });
 
   it("prints the documentation built into it, which help points to", async () => {

@@ -100,6 +100,21 @@ describe("loadWithCodeCache", () => {
     expect(loadInProcess(dir, file, "1")).toMatchObject({ accepted: true, twice: 42 });
   });
 
+  it("takes a cache made by a process that never set the growth, and the reverse", () => {
+    // Commands other than validate and registry serve leave V8's own factor: their caches were
+    // refused by the next validate run, and its caches by them, each writing it again.
+    for (const [first, then] of [
+      ["", "1"],
+      ["1", ""],
+    ]) {
+      const dir = tempDir();
+      const file = join(dir, "module.cjs");
+      writeFileSync(file, SOURCE);
+      loadInProcess(dir, file, first);
+      expect(loadInProcess(dir, file, then)).toMatchObject({ accepted: true, twice: 42 });
+    }
+  });
+
   it("does not run a changed file with the old file's cache", () => {
     const dir = tempDir();
     const file = join(dir, "module.cjs");
