@@ -31,24 +31,25 @@ describe("inputReaches", () => {
 
 describe("prepareValidate", () => {
   /** What the process reports after prepareValidate(ARGS), and whether it is the one spawned. */
-  function prepared(args: string[]): { samePid: boolean; arena: string | null } {
+  function prepared(args: string[]): { samePid: boolean; malloc: Record<string, string> } {
     const script = join(tempDir("mcpfleet-launch-"), "prepare.mjs");
     writeTree(join(script, ".."), {
       "prepare.mjs": `import { prepareValidate } from ${JSON.stringify(join(ROOT, "src/cli/validate-launch.ts"))};
 prepareValidate(process.argv.slice(2));
-console.log(JSON.stringify({ pid: process.pid, arena: process.env.MALLOC_ARENA_MAX ?? null }));
+const malloc = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("MALLOC_")));
+console.log(JSON.stringify({ pid: process.pid, malloc }));
 `,
     });
-    const env = { ...process.env };
-    delete env.MALLOC_ARENA_MAX;
-    delete env.MALLOC_TRIM_THRESHOLD_;
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith("MALLOC_")),
+    );
     const r = spawnSync(process.execPath, ["--import", TSX, script, ...args], {
       encoding: "utf8",
       env,
     });
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { pid: number; arena: string | null };
-    return { samePid: out.pid === r.pid, arena: out.arena };
+    const out = JSON.parse(r.stdout) as { pid: number; malloc: Record<string, string> };
+    return { samePid: out.pid === r.pid, malloc: out.malloc };
   }
 
   it.runIf(process.platform === "linux")(
@@ -57,12 +58,16 @@ console.log(JSON.stringify({ pid: process.pid, arena: process.env.MALLOC_ARENA_M
       const big = writeTree(tempDir("mcpfleet-launch-"), {
         "big.yaml": "x".repeat(LARGE_INPUT_BYTES),
       });
-      expect(prepared(["validate", big])).toEqual({ samePid: true, arena: "1" });
-      expect(prepared(["validate", join(ROOT, "examples")])).toEqual({
+      expect(prepared(["validate", big])).toEqual({
         samePid: true,
-        arena: null,
+        malloc: {
+          MALLOC_ARENA_MAX: "1",
+          MALLOC_TRIM_THRESHOLD_: "131072",
+          MALLOC_MMAP_THRESHOLD_: "32768",
+        },
       });
-      expect(prepared(["synth", big])).toEqual({ samePid: true, arena: null });
+      expect(prepared(["validate", join(ROOT, "examples")])).toEqual({ samePid: true, malloc: {} });
+      expect(prepared(["synth", big])).toEqual({ samePid: true, malloc: {} });
     },
   );
 });
