@@ -6,11 +6,8 @@ import type { Logger } from "pino";
 import { didYouMean } from "../suggest.js";
 import { parseCommandArgs, usageError } from "./args.js";
 import { parseDuration } from "../duration.js";
-import {
-  holdYoungGeneration,
-  nodeFlagGiven,
-  youngGenerationCap,
-} from "../infra/young-generation.js";
+import { holdYoungGeneration, youngGenerationCap } from "../infra/young-generation.js";
+import { nodeFlagGiven } from "../young-generation-growth.js";
 
 const USAGE = `Usage: mcpfleet registry serve --config FILE [options]
        mcpfleet registry publish FILE | status NAME[@VERSION] --set STATUS | list [options]

@@ -19,8 +19,6 @@ import {
 /** Both semi-spaces together, in MB: the smallest measured that promotes no per-file garbage. */
 export const YOUNG_GENERATION_CAP_MB = 4;
 
-export { nodeFlagGiven } from "../young-generation-growth.js";
-
 /** Whether the command line or NODE_OPTIONS sizes the young generation. */
 const sizedByNodeOptions = (): boolean => nodeFlagGiven("semi-space");
 
