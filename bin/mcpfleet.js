@@ -4,7 +4,7 @@
 // before anything is imported: on an older Node the CLI's modules fail in ways that name no
 // version (a missing node:sqlite, a method of undefined). Keep it equal to engines.node in
 // package.json (test/cli/floor.test.ts checks both).
-/* global process, console */
+/* global process, console, URL */
 const FLOOR = [22, 20, 0];
 const found = process.versions.node.split(".").map(Number);
 const older = FLOOR.findIndex((n, i) => found[i] !== n);
@@ -19,10 +19,21 @@ if (older >= 0 && found[older] < FLOOR[older]) {
 // it). NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_COMPILE_CACHE=DIR moves it.
 const { default: nodeModule } = await import("node:module");
 nodeModule.enableCompileCache?.();
-// `validate` on a large input starts again with less memory; every validate run holds V8's
+const main = new URL("../build/cli/main.js", import.meta.url);
+// `validate` goes to this installation's validate server when one runs (src/cli/validate-client.ts).
+// Else it validates here: a large input starts again with less memory, and every run holds V8's
 // young generation small while the CLI loads (src/cli/validate-launch.ts).
+let served = false;
 if (process.argv[2] === "validate") {
-  const { prepareValidate } = await import("../build/cli/validate-launch.js");
-  prepareValidate(process.argv.slice(2));
+  const { validatedOnServer } = await import("../build/cli/validate-client.js");
+  const { fileURLToPath } = await import("node:url");
+  served = await validatedOnServer(process.argv.slice(3), fileURLToPath(main), [
+    ...process.execArgv,
+    process.argv[1],
+  ]);
+  if (!served) {
+    const { prepareValidate } = await import("../build/cli/validate-launch.js");
+    prepareValidate(process.argv.slice(2));
+  }
 }
-await import("../build/cli/main.js");
+if (!served) await import(main.href);

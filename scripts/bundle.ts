@@ -19,7 +19,9 @@ const outdir = join(buildDir, "cli");
 
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
-  entryPoints: ["main", "validate-launch"].map((e) => join(buildDir, "src", "cli", `${e}.js`)),
+  entryPoints: ["main", "validate-launch", "validate-client"].map((e) =>
+    join(buildDir, "src", "cli", `${e}.js`),
+  ),
   outdir,
   bundle: true,
   splitting: true,

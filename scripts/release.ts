@@ -92,6 +92,7 @@ for (const name of readdirSync(join(root, PRECOMPILED_DIR))) {
 const entry = `
 import { provideBundledInstallation } from "./src/assets.ts";
 import { withCodeCacheFlags } from "./src/young-generation-growth.ts";
+import { validatedOnServer } from "./src/cli/validate-client.ts";
 const sea = require("node:sea");
 const vm = require("node:vm");
 const lazyBundles = new Map();
@@ -119,8 +120,13 @@ provideBundledInstallation({
   ),
 });
 ${PACKAGE_HOOK} = (name) => lazyBundle("packages.cjs")[name]();
-// Started only once the installation is in place.
-import("./src/cli/main.ts");
+// Started only once the installation is in place; validate goes to a validate server first.
+const start = () => import("./src/cli/main.ts");
+if (process.argv[2] === "validate") {
+  validatedOnServer(process.argv.slice(3), process.execPath, []).then((served) => served || start());
+} else {
+  start();
+}
 `;
 
 // The modules that load CommonJS packages on demand do it with a require of their own

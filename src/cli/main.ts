@@ -173,6 +173,8 @@ async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h") return help([]);
   if (name === "--version") return run(["version"]);
+  // Started by a validate run (validate-client.ts); not a command anyone types, so not listed.
+  if (name === "__validate-server") return (await import("./validate-server.js")).main(rest);
   const command = COMMANDS[name];
   if (command === undefined) return unknownCommand(name);
   const module = await command.load();

@@ -113,6 +113,22 @@ function parseValidateArgs(argv: string[]) {
   });
 }
 
+/**
+ * Whether a run with these arguments reads standard input (`-`, or no path with standard input
+ * not a terminal): the validate server leaves such a run to its client. Arguments a run would
+ * refuse, and --help, read nothing.
+ */
+export function readsStandardInput(argv: string[], stdinIsTTY: boolean): boolean {
+  let parsed: ReturnType<typeof parseValidateArgs>;
+  try {
+    parsed = parseValidateArgs(argv);
+  } catch {
+    return false;
+  }
+  const { values, positionals } = parsed;
+  return !values.help && chooseInputs("validate", positionals, stdinIsTTY).paths.includes("-");
+}
+
 type ValidateValues = ReturnType<typeof parseValidateArgs>["values"];
 
 /** Usage errors no option parser catches, in the order they are reported. */

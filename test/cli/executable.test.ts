@@ -23,6 +23,7 @@ import {
   servesRegistry,
   synthesizesExamples,
   validatesExamples,
+  validatesOnServer,
 } from "./smoke.js";
 
 const out = scratch("executable");
@@ -49,6 +50,7 @@ describe("the single executable", () => {
   });
 
   it("validate", () => validatesExamples(cli));
+  it("validate on a validate server", () => validatesOnServer(cli));
   it("synth", () => synthesizesExamples(cli));
   it("apply --dry-run=client", () => appliesDryRun(cli));
   it("registry serve on the embedded store", () => servesRegistry(cli));

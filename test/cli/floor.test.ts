@@ -29,6 +29,7 @@ import {
   servesRegistry,
   synthesizesExamples,
   validatesExamples,
+  validatesOnServer,
 } from "./smoke.js";
 
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -109,6 +110,7 @@ describe.skipIf(skip)("every command on the floor Node", () => {
   });
 
   it("validate", () => validatesExamples(cli));
+  it("validate on a validate server", () => validatesOnServer(cli));
   it("synth", () => synthesizesExamples(cli));
   it("apply --dry-run=client", () => appliesDryRun(cli));
   it("registry serve on the embedded store", () => servesRegistry(cli));

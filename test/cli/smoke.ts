@@ -2,11 +2,12 @@
 // Node with bin/mcpfleet.js, or the single executable), with its exit code: shared by
 // floor.test.ts (the lowest Node of engines.node) and executable.test.ts.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, expect } from "vitest";
+import { stopServer } from "../../src/cli/validate-client.js";
 import { makeRepo } from "../support/git-server.js";
 import { timeServer } from "../support/fixtures.js";
 import type { CliResult } from "./helpers.js";
@@ -35,7 +36,8 @@ export function run(cli: Cli, args: readonly string[], cwd = tmpdir()): Promise<
     const [program, ...rest] = cli.argv;
     const child = spawn(program!, [...rest, ...args], {
       cwd,
-      env: { NO_COLOR: "1", ...cli.env },
+      // No validate server unless asked (validatesOnServer): none left behind.
+      env: { NO_COLOR: "1", MCPFLEET_VALIDATE_SERVER: "off", ...cli.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const out: Buffer[] = [];
@@ -66,6 +68,32 @@ export async function validatesExamples(cli: Cli): Promise<void> {
     expect(r.stdout).toMatch(/ 0 invalid\b.*; 0 errors/);
     expect(r.status).toBe(0);
   }
+}
+
+/**
+ * A validate run starts a validate server as it exits, and the next run is served by it with
+ * the same output; the server then stops when asked, saying it ran that one run. In a runtime
+ * directory of the test's own.
+ */
+export async function validatesOnServer(cli: Cli): Promise<void> {
+  const runtime = join(scratch("smoke-runtime"), "run");
+  mkdirSync(runtime, { mode: 0o700 });
+  const served: Cli = {
+    ...cli,
+    env: { ...cli.env, MCPFLEET_VALIDATE_SERVER: "on", XDG_RUNTIME_DIR: runtime },
+  };
+  const first = await run(served, ["validate", "--summary", examples]);
+  expect(first.status, first.stderr).toBe(0);
+  const dir = join(runtime, "mcpfleet");
+  let socket: string | undefined;
+  for (let i = 0; i < 200 && socket === undefined; i++) {
+    const found = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith(".sock")) : undefined;
+    if (found !== undefined) socket = join(dir, found);
+    else await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(socket, "a server started by the first run").toBeDefined();
+  expect(await run(served, ["validate", "--summary", examples])).toEqual(first);
+  expect(await stopServer(socket!)).toBe(1);
 }
 
 /** `synth examples -d DIR`: one manifest per namespace written, exit 0. */

@@ -1,0 +1,163 @@
+// The first thing a validate run does: hand the run to this installation's validate server when
+// one is listening, and print what it answers. A server has the validators, the YAML parser and
+// the renderers loaded and compiled, so a small input is validated in a few milliseconds where a
+// fresh process spends some 150 on loading them (docs/validate.md, "The validate server"). When
+// there is none, the run validates on its own and then starts one in the background for the next.
+// Imports only Node's own modules: everything else of the CLI is what a served run avoids loading.
+import { createConnection } from "node:net";
+import {
+  MAX_MESSAGE_BYTES,
+  PROTOCOL,
+  serverSocket,
+  splitLines,
+  type ValidateReply,
+  type ValidateRequest,
+} from "./validate-socket.js";
+
+/** A client waits this long for its server to say something before it validates on its own. */
+const SILENCE_MS = 20_000;
+
+export type ServerOutcome =
+  | { served: true; exitCode: number }
+  | {
+      served: false;
+      /** Where a server for the next run can listen: there was none (or a dead one) there. */
+      startAt?: string;
+    };
+
+function requestOf(argv: string[]): ValidateRequest {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined) env[name] = value;
+  }
+  return {
+    protocol: PROTOCOL,
+    argv,
+    cwd: process.cwd(),
+    env,
+    tty: {
+      stdin: process.stdin.isTTY === true,
+      stdout: process.stdout.isTTY === true,
+      stderr: process.stderr.isTTY === true,
+    },
+    columns: { stdout: process.stdout.columns, stderr: process.stderr.columns },
+  };
+}
+
+/** The server's replies to `request`; rejects when there is no server or it stops answering. */
+export function exchange(socket: string, request: ValidateRequest): Promise<ValidateReply[]> {
+  return new Promise((resolve, reject) => {
+    const connection = createConnection(socket);
+    const replies: ValidateReply[] = [];
+    let buffer = "";
+    let received = 0;
+    connection.setEncoding("utf8");
+    connection.setTimeout(SILENCE_MS, () =>
+      connection.destroy(
+        Object.assign(new Error("the validate server stopped answering"), { code: "ETIMEDOUT" }),
+      ),
+    );
+    // Written, not ended: the server answers on the same connection and closes it when done.
+    connection.on("connect", () => connection.write(`${JSON.stringify(request)}\n`));
+    connection.on("data", (chunk: string) => {
+      received += chunk.length;
+      if (received > 64 * MAX_MESSAGE_BYTES) {
+        connection.destroy(new Error("the validate server said too much"));
+        return;
+      }
+      const { lines, rest } = splitLines(buffer + chunk);
+      buffer = rest;
+      try {
+        for (const line of lines) replies.push(JSON.parse(line) as ValidateReply);
+      } catch (err) {
+        connection.destroy(err as Error);
+      }
+    });
+    connection.on("error", reject);
+    connection.on("close", () => resolve(replies));
+  });
+}
+
+/**
+ * Stops the server at `socket` once the runs it has started are done: how many clients' runs it
+ * ran, or undefined when no server answered.
+ */
+export async function stopServer(socket: string): Promise<number | undefined> {
+  const replies = await exchange(socket, { ...requestOf([]), stop: true }).catch(() => []);
+  for (const reply of replies) if ("stopped" in reply) return reply.stopped.runs;
+  return undefined;
+}
+
+/** Why the replies do not make a whole run (a server that went away mid-run, say), if so. */
+function incomplete(replies: ValidateReply[]): boolean {
+  const last = replies.at(-1);
+  return last === undefined || !("exitCode" in last);
+}
+
+/**
+ * Validates `argv` (validate's arguments) on the server for `entry` (see serverSocket) and
+ * prints its output, or says that this process must validate on its own. Nothing is printed
+ * unless the server finished the run: its output is held until the exit code arrives, so a
+ * server that dies mid-run leaves the run to this process with nothing written twice.
+ */
+export async function validateOnServer(argv: string[], entry: string): Promise<ServerOutcome> {
+  const socket = serverSocket(process.env, entry);
+  if (socket === undefined) return { served: false };
+  let replies: ValidateReply[];
+  try {
+    replies = await exchange(socket, requestOf(argv));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // No server there, or one that died and left its socket: this run can start the next.
+    const missing = code === "ENOENT" || code === "ECONNREFUSED";
+    return missing ? { served: false, startAt: socket } : { served: false };
+  }
+  if (replies.some((r) => "declined" in r) || incomplete(replies)) return { served: false };
+  let exitCode = 1;
+  for (const reply of replies) {
+    if ("exitCode" in reply) exitCode = reply.exitCode;
+    else if ("stream" in reply) process[reply.stream].write(reply.text);
+  }
+  return { served: true, exitCode };
+}
+
+/**
+ * Starts a server at `socket` in the background, for the runs after this one: `command` is how
+ * this CLI is started (Node's arguments and the script, or nothing for the single executable).
+ * Detached in a session of its own, with no standard stream of ours: it outlives this process
+ * and holds no pipe that a caller waits on. It ends itself after a while without requests.
+ */
+export function startServer(socket: string, command: string[]): void {
+  try {
+    // Taken here, not imported: only a run that starts a server pays for loading it.
+    const { spawn } = process.getBuiltinModule("node:child_process");
+    spawn(process.execPath, [...command, "__validate-server", socket], {
+      cwd: "/",
+      detached: true,
+      stdio: "ignore",
+    }).unref();
+  } catch {
+    // No server: the next run validates on its own, as this one did.
+  }
+}
+
+/**
+ * What bin/mcpfleet.js and the single executable do first for `validate ARGS`: the run on the
+ * server when there is one (true: the exit code is set), else false, and when there was no
+ * server, one is started for the next run as this process exits. `entry` names the
+ * installation (see serverSocket), `command` is how to start it again (see startServer).
+ */
+export async function validatedOnServer(
+  argv: string[],
+  entry: string,
+  command: string[],
+): Promise<boolean> {
+  const outcome = await validateOnServer(argv, entry);
+  if (outcome.served) {
+    process.exitCode = outcome.exitCode;
+    return true;
+  }
+  const socket = outcome.startAt;
+  if (socket !== undefined) process.once("exit", () => startServer(socket, command));
+  return false;
+}
