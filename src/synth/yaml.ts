@@ -120,3 +120,37 @@ export function yamlDocument(value: unknown): string {
   if (isMap(value) && Object.keys(value).length > 0) return mapLines(value, "");
   return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
+
+/** Keys that JavaScript orders as numbers before all others, whatever order they were set in. */
+const INDEX_KEY = /^(0|[1-9][0-9]*)$/;
+
+/** `value` with every mapping's keys in code-unit order; undefined if an object cannot hold it. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(sortedKeys);
+    return items.includes(UNSORTABLE) ? UNSORTABLE : items;
+  }
+  if (!isMap(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    if (value[key] === undefined) continue;
+    if (INDEX_KEY.test(key)) return UNSORTABLE;
+    const item = sortedKeys(value[key]);
+    if (item === UNSORTABLE) return UNSORTABLE;
+    out[key] = item;
+  }
+  return out;
+}
+const UNSORTABLE = Symbol("unsortable");
+
+/**
+ * One document with every mapping's keys sorted: what the library writes with `sortMapEntries`
+ * (a configuration file whose equal contents give equal bytes). A mapping with a key such as
+ * "10", which an object would put before "9", is left to the library.
+ */
+export function sortedYamlDocument(value: unknown): string {
+  const sorted = sortedKeys(value);
+  return sorted === UNSORTABLE
+    ? stringify(value, { lineWidth: 0, sortMapEntries: true, aliasDuplicateObjects: false })
+    : yamlDocument(sorted);
+}

@@ -1,8 +1,8 @@
-import { stringify } from "yaml";
 import type * as T from "../../../generated/types.js";
 import { API_GROUP } from "../../schema/kinds.js";
 import type { KindRenderer } from "../context.js";
 import { contentHash } from "../hash.js";
+import { yamlDocument } from "../yaml.js";
 import { labelValue } from "../names.js";
 import type { RegistryServerKind, SynthOptions } from "../options.js";
 import { restrictedContainer, restrictedPod } from "../security.js";
@@ -253,7 +253,7 @@ export function registryConfigYaml(
     const { passwordFile: _app, migrationPasswordFile: _migrator, ...database } = config.database;
     config.database = database;
   }
-  return stringify(config, { lineWidth: 0, aliasDuplicateObjects: false });
+  return yamlDocument(config);
 }
 
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;

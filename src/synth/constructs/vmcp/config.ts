@@ -1,11 +1,11 @@
 // The virtual server's configuration file (`config.yaml`): the embedded `spec.config`, with the
 // group, backends, authentication, composite tools, tool configs, telemetry, optimizer and
 // session storage resolved from the other resources of the set.
-import { stringify } from "yaml";
 import type * as T from "../../../../generated/types.js";
 import type { IssueReporter } from "../../issues.js";
 import type { Resource, ResourceSet } from "../../model.js";
 import { compact } from "../../pod.js";
+import { sortedYamlDocument } from "../../yaml.js";
 import { embeddingServerUrl } from "../embeddingserver.js";
 import { incomingAuth, outgoingAuth } from "./auth.js";
 import { type ResolvedBackend, resolveVmcpMembers, type VmcpMembers } from "./backends.js";
@@ -273,7 +273,7 @@ export function vmcpConfigYaml(config: T.VirtualMCPConfig): string {
     config.rateLimiting === undefined
       ? config
       : { ...config, rateLimiting: rateLimitingFileForm(config.rateLimiting) };
-  return stringify(file, { lineWidth: 0, sortMapEntries: true, aliasDuplicateObjects: false });
+  return sortedYamlDocument(file);
 }
 
 /**
