@@ -5,6 +5,8 @@
 // there is none, the run validates on its own and then starts one in the background for the next.
 // Imports only Node's own modules: everything else of the CLI is what a served run avoids loading.
 import { createConnection } from "node:net";
+import { isatty } from "node:tty";
+import { LARGE_INPUT_BYTES, inputReaches } from "./input-size.js";
 import {
   MAX_MESSAGE_BYTES,
   PROTOCOL,
@@ -35,12 +37,13 @@ function requestOf(argv: string[]): ValidateRequest {
     argv,
     cwd: process.cwd(),
     env,
-    tty: {
-      stdin: process.stdin.isTTY === true,
-      stdout: process.stdout.isTTY === true,
-      stderr: process.stderr.isTTY === true,
+    // isatty, not process.stdin: making the stream of standard input costs 2 ms, and a served
+    // run never reads it.
+    tty: { stdin: isatty(0), stdout: isatty(1), stderr: isatty(2) },
+    columns: {
+      stdout: isatty(1) ? process.stdout.columns : undefined,
+      stderr: isatty(2) ? process.stderr.columns : undefined,
     },
-    columns: { stdout: process.stdout.columns, stderr: process.stderr.columns },
   };
 }
 
@@ -102,7 +105,9 @@ function incomplete(replies: ValidateReply[]): boolean {
  */
 export async function validateOnServer(argv: string[], entry: string): Promise<ServerOutcome> {
   const socket = serverSocket(process.env, entry);
-  if (socket === undefined) return { served: false };
+  // A large input grows a process's memory, which a server would keep: validated here, with
+  // the memory settings of its own (validate-launch.ts).
+  if (socket === undefined || inputReaches(argv, LARGE_INPUT_BYTES)) return { served: false };
   let replies: ValidateReply[];
   try {
     replies = await exchange(socket, requestOf(argv));

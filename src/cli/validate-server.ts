@@ -1,13 +1,11 @@
 // `mcpfleet __validate-server SOCKET` (started by a validate run, not by hand): a process that
 // keeps validate loaded and runs the validate runs of this user's clients, one at a time, each
 // as the client's own process would have run it: its arguments, working directory, environment
-// and terminals, its output sent back in order with its exit code. It leaves to the client what
-// a process that stays should not take: standard input, and an input large enough to grow its
-// memory. It ends after IDLE_MS without a request (docs/validate.md, "The validate server").
+// and terminals, its output sent back in order with its exit code. It leaves standard input to
+// the client (which keeps large inputs to itself: validate-client.ts). It ends after IDLE_MS without a request (docs/validate.md, "The validate server").
 import { unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { reportFailure } from "./failure.js";
-import { LARGE_INPUT_BYTES, inputReaches } from "./validate-launch.js";
 import {
   MAX_MESSAGE_BYTES,
   PROTOCOL,
@@ -108,7 +106,6 @@ async function declines(request: ValidateRequest): Promise<string | undefined> {
   if (readsStandardInput(request.argv, request.tty.stdin === true)) return "standard input";
   try {
     process.chdir(request.cwd);
-    if (inputReaches(request.argv, LARGE_INPUT_BYTES)) return "a large input";
   } catch {
     return "a working directory this server cannot enter";
   } finally {

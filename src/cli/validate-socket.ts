@@ -45,14 +45,19 @@ export type ValidateReply =
  */
 const STARTUP_VARIABLE = /^(NODE_|UV_|MALLOC_|LC_)|^(TZ|LANG)$/;
 
-/** FNV-1a, 64 bits: tells apart configurations, not adversaries (the directory is private). */
+/**
+ * FNV-1a twice over 32 bits (two offsets), as 16 hex digits: tells configurations apart, not
+ * adversaries (the directory is private). Plain numbers: BigInt arithmetic cost a client 0.5 ms.
+ */
 function fingerprint(text: string): string {
-  let h = 0xcbf29ce484222325n;
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
   for (let i = 0; i < text.length; i++) {
-    h ^= BigInt(text.charCodeAt(i));
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193);
   }
-  return h.toString(16).padStart(16, "0");
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
 function truthy(value: string | undefined): boolean {

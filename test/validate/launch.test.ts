@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LARGE_INPUT_BYTES, inputReaches } from "../../src/cli/validate-launch.js";
+import { LARGE_INPUT_BYTES, inputReaches } from "../../src/cli/input-size.js";
 import { ROOT, tempDir, writeTree } from "./helpers.js";
 
 const TSX = import.meta.resolve("tsx");
