@@ -9,7 +9,7 @@
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { build } from "esbuild";
+import { build, type BuildOptions } from "esbuild";
 import { projectRoot } from "../src/project.js";
 import { userlandPunycode } from "./userland-punycode.js";
 
@@ -18,24 +18,32 @@ const buildDir = resolve(values.build ?? join(projectRoot(), "build"));
 const outdir = join(buildDir, "cli");
 
 rmSync(outdir, { recursive: true, force: true });
-const result = await build({
-  entryPoints: ["main", "validate-launch", "validate-client"].map((e) =>
-    join(buildDir, "src", "cli", `${e}.js`),
-  ),
-  outdir,
+const shared: BuildOptions = {
   bundle: true,
-  splitting: true,
   format: "esm",
   platform: "node",
   // engines.node's floor (test/cli/floor.test.ts runs the bundle there).
   target: "node22",
-  chunkNames: "chunks/[name]-[hash]",
   plugins: [userlandPunycode(projectRoot())],
+  logLevel: "warning",
+};
+const result = await build({
+  ...shared,
+  entryPoints: ["main", "validate-launch"].map((e) => join(buildDir, "src", "cli", `${e}.js`)),
+  outdir,
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   // CommonJS packages inside an ES module still call require() for Node's built-ins and for
   // what is resolved at run time (kubernetes-models' schemas, the yaml package on demand).
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
   },
-  logLevel: "warning",
 });
-if (result.errors.length > 0) process.exit(1);
+// The validate server's client, the first module of every validate run: one file, all of it
+// used, which Node loads faster than the same code split into chunks.
+const client = await build({
+  ...shared,
+  entryPoints: [join(buildDir, "src", "cli", "validate-client.js")],
+  outdir,
+});
+if (result.errors.length > 0 || client.errors.length > 0) process.exit(1);

@@ -22,9 +22,10 @@ export const IDLE_MS = 15 * 60_000;
  * After its first run, a server runs it again this many times with the output dropped, while no
  * client waits: V8 optimises a function after many calls, and the runs of one repository call
  * the same ones (its kinds' validators and rules, the renderers). Without it the runs after the
- * first took about 15 ms for examples/, and reached 9 ms only after some hundred runs.
+ * first took 12 to 20 ms for examples/; after 20 warm-up runs 9 to 10, after 100 (about a second
+ * of CPU time, once) 7 to 8.
  */
-const WARM_UP_RUNS = 20;
+const WARM_UP_RUNS = 100;
 
 type Send = (reply: ValidateReply) => void;
 

@@ -3,7 +3,6 @@
 // so it imports only what Node has ready: no package, nothing of ours.
 import { lstatSync, mkdirSync, statSync } from "node:fs";
 import { createConnection } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** Bumped whenever a message changes shape: a client and a server of two versions never meet. */
@@ -75,6 +74,12 @@ export function serverWanted(env: NodeJS.ProcessEnv): boolean {
   return !truthy(env.CI) && process.platform !== "win32";
 }
 
+/** os.tmpdir() on POSIX systems, without loading node:os (a client's every millisecond counts). */
+function temporaryDirectory(env: NodeJS.ProcessEnv): string {
+  const dir = env.TMPDIR || env.TMP || env.TEMP || "/tmp";
+  return dir.length > 1 && dir.endsWith("/") ? dir.slice(0, -1) : dir;
+}
+
 /**
  * The directory of this user's servers: $XDG_RUNTIME_DIR/mcpfleet, else mcpfleet-UID in the
  * temporary directory. Undefined when it cannot be made private: a directory of the name that
@@ -88,7 +93,7 @@ export function serverDirectory(env: NodeJS.ProcessEnv): string | undefined {
   const dir =
     runtime !== undefined && runtime.startsWith("/")
       ? join(runtime, "mcpfleet")
-      : join(tmpdir(), `mcpfleet-${uid}`);
+      : join(temporaryDirectory(env), `mcpfleet-${uid}`);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
