@@ -202,6 +202,8 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write("mcpfleet: __validate-server SOCKET is started by validate\n");
     return 2;
   }
+  // Two runs that found no server each start one: the second leaves before loading anything.
+  if (await answers(socket)) return 0;
   await preload();
   process.chdir("/");
   let idle: NodeJS.Timeout | undefined;

@@ -204,6 +204,18 @@ describe("the validate server", () => {
     expect(await stop(real)).toBe(1);
   });
 
+  it("leaves at once when another server already answers (two runs started one each)", async () => {
+    const env = serverEnv();
+    const socket = socketOf(env);
+    startServer(socket, env);
+    await waitForServer(socket);
+    const second = startServer(socket, env);
+    const code = await new Promise((r) => second.once("exit", r));
+    expect(code).toBe(0);
+    expect(await answers(socket)).toBe(true);
+    expect(await stop(socket)).toBe(0);
+  });
+
   it("closes a connection that does not send a request, and goes on serving", async () => {
     const env = serverEnv();
     const socket = socketOf(env);
