@@ -15,6 +15,8 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 # Node's compile cache lives in the temporary directory; without a writable one it is skipped.
 ENV TMPDIR=/tmp
+# A container runs one command: a validate server started by `validate` would serve no one.
+ENV MCPFLEET_VALIDATE_SERVER=off
 COPY --from=build /out /opt/mcpfleet
 # `mcpfleet` on PATH, for CI jobs that use the image with their own entrypoint.
 RUN ln -s /opt/mcpfleet/bin/mcpfleet.js /usr/local/bin/mcpfleet

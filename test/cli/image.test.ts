@@ -17,12 +17,14 @@ chmodSync(tmp, 0o1777);
 
 const IMAGE_UID = 65532;
 const asRoot = process.getuid?.() === 0;
-// The image's environment: Node on PATH, production mode, nothing but /tmp writable.
+// The image's environment: Node on PATH, production mode, nothing but /tmp writable, and no
+// validate server (the Dockerfile's ENV).
 const env = {
   PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
   NODE_ENV: "production",
   TMPDIR: tmp,
   HOME: "/nonexistent",
+  MCPFLEET_VALIDATE_SERVER: "off",
 };
 
 /** argv as the image runs it: `node /opt/mcpfleet/bin/mcpfleet.js ARGS`, as uid 65532 when root. */
@@ -77,6 +79,10 @@ describe("the container image", () => {
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     const validate = runImage(["validate", examples, "--summary"]);
     expect(validate.status, validate.stderr).toBe(0);
+    expect(readFileSync(join(root, "Dockerfile"), "utf8")).toMatch(
+      /^ENV MCPFLEET_VALIDATE_SERVER=off$/m,
+    );
+    expect(readdirSync(tmp).filter((f) => f.startsWith("mcpfleet-"))).toEqual([]);
     const synth = runImage(["synth", join(examples, "resources"), "-o", "yaml"]);
     expect(synth.status, synth.stderr).toBe(0);
     expect(synth.stdout).toContain("kind: Deployment");

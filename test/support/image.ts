@@ -87,6 +87,7 @@ export function mcpfleetImage(tree: string): ImageSpec {
       PATH: "/opt/node/bin:/usr/local/bin:/usr/bin:/bin",
       NODE_ENV: "production",
       TMPDIR: "/tmp",
+      MCPFLEET_VALIDATE_SERVER: "off",
       HOME: "/tmp",
     },
     workingDir: "/opt/mcpfleet",
