@@ -3,7 +3,8 @@
 // the renderers loaded and compiled, so a small input is validated in a few milliseconds where a
 // fresh process spends some 150 on loading them (docs/validate.md, "The validate server"). When
 // there is none, the run validates on its own and then starts one in the background for the next.
-// Imports only Node's own modules: everything else of the CLI is what a served run avoids loading.
+// Imports Node's own modules and two small modules of ours only: the rest of the CLI is what a
+// served run avoids loading.
 import { createConnection } from "node:net";
 import { isatty } from "node:tty";
 import { LARGE_INPUT_BYTES, inputReaches } from "./input-size.js";
@@ -91,7 +92,7 @@ export async function stopServer(socket: string): Promise<number | undefined> {
   return undefined;
 }
 
-/** Why the replies do not make a whole run (a server that went away mid-run, say), if so. */
+/** Whether the replies fall short of a whole run (a server that went away mid-run, say). */
 function incomplete(replies: ValidateReply[]): boolean {
   const last = replies.at(-1);
   return last === undefined || !("exitCode" in last);

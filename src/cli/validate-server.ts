@@ -2,7 +2,8 @@
 // keeps validate loaded and runs the validate runs of this user's clients, one at a time, each
 // as the client's own process would have run it: its arguments, working directory, environment
 // and terminals, its output sent back in order with its exit code. It leaves standard input to
-// the client (which keeps large inputs to itself: validate-client.ts). It ends after IDLE_MS without a request (docs/validate.md, "The validate server").
+// the client (which keeps large inputs to itself: validate-client.ts). It ends after IDLE_MS
+// without a request (docs/validate.md, "The validate server").
 import { unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { reportFailure } from "./failure.js";
@@ -74,9 +75,10 @@ function redirect(
 }
 
 /**
- * Runs `run` as the client's process would: in its directory, with its environment, standard
- * streams that are terminals where its were (standard input's only asked), writing to `send`.
- * Process-wide state, which is why requests are run one at a time.
+ * Runs `run` as the client's process would: in its directory, with its environment, and with
+ * standard streams that are terminals where the client's are (standard input is only asked
+ * whether it is one), writing to `send`. This is process-wide state, which is why requests are
+ * run one at a time.
  */
 async function asClient(request: ValidateRequest, send: Send, run: () => Promise<number>) {
   const env = process.env;
