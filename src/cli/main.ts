@@ -5,20 +5,14 @@ import { projectVersion } from "../project.js";
 import { didYouMean } from "../suggest.js";
 import { usageError } from "./args.js";
 import { reportFailure } from "./failure.js";
+import { dropOutputReaderGone } from "./write.js";
 
 // Node's compile cache keeps the compiled code of the modules a command loads on disk (in the
 // temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off): from the second run on, a
 // validate run in a pre-commit hook starts about 20 ms sooner. Node 22.8 and later.
 nodeModule.enableCompileCache?.();
 
-// A reader that goes away before the output ends (`mcpfleet validate . | head`) is not an error
-// of ours: the rest of the output is dropped and the command's exit code stands. Any other
-// error of standard output still ends the process.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (err: NodeJS.ErrnoException) => {
-    if (err.code !== "EPIPE") throw err;
-  });
-}
+dropOutputReaderGone();
 
 /** A command receives its own arguments and returns the process exit code. */
 export type CommandMain = (argv: string[]) => Promise<number>;

@@ -3,11 +3,12 @@
 // the renderers loaded and compiled, so a small input is validated in a few milliseconds where a
 // fresh process spends some 150 on loading them (docs/validate.md, "The validate server"). When
 // there is none, the run validates on its own and then starts one in the background for the next.
-// Imports Node's own modules and two small modules of ours only: the rest of the CLI is what a
+// Imports Node's own modules and three small modules of ours only: the rest of the CLI is what a
 // served run avoids loading.
 import { createConnection } from "node:net";
 import { isatty } from "node:tty";
 import { LARGE_INPUT_BYTES, inputReaches } from "./input-size.js";
+import { dropOutputReaderGone } from "./write.js";
 import {
   MAX_MESSAGE_BYTES,
   PROTOCOL,
@@ -120,6 +121,7 @@ export async function validateOnServer(argv: string[], entry: string): Promise<S
   }
   if (replies.some((r) => "declined" in r) || incomplete(replies)) return { served: false };
   let exitCode = 1;
+  dropOutputReaderGone(); // as main.ts does for a run of its own
   for (const reply of replies) {
     if ("exitCode" in reply) exitCode = reply.exitCode;
     else if ("stream" in reply) process[reply.stream].write(reply.text);

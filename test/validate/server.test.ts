@@ -142,6 +142,39 @@ describe("the validate server", () => {
     expect(await stop(socket)).toBe(cases.length);
   });
 
+  it("drops the output a reader that went away no longer takes, as a run of its own does", async () => {
+    const env = serverEnv();
+    const socket = socketOf(env);
+    startServer(socket, env);
+    await waitForServer(socket);
+    // More JSON than a pipe holds (64 KiB), to a reader that closes before reading any.
+    const many = writeTree(
+      tempDir("mcpfleet-server-many-"),
+      Object.fromEntries(
+        Array.from({ length: 300 }, (_, i) => [
+          `s${i}.yaml`,
+          yamlDocs(res("MCPServer", `s${i}`, { image: 7, transport: "stdio" })),
+        ]),
+      ),
+    );
+    const closedReader = (runEnv: NodeJS.ProcessEnv) =>
+      new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ["--import", TSX, launcher, "validate", "-o", "json", many],
+          { env: runEnv, stdio: ["ignore", "pipe", "pipe"] },
+        );
+        child.stdout.destroy();
+        let stderr = "";
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+        child.on("close", (status) => resolve({ status, stderr }));
+      });
+    const served = await closedReader(env);
+    expect(served).toEqual(await closedReader(cold(env)));
+    expect(served).toEqual({ status: 1, stderr: "" });
+    expect(await stop(socket)).toBe(1);
+  });
+
   it("leaves standard input and a large input to the client", async () => {
     const env = serverEnv();
     const socket = socketOf(env);
