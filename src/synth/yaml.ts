@@ -124,7 +124,10 @@ export function yamlDocument(value: unknown): string {
 /** Keys that JavaScript orders as numbers before all others, whatever order they were set in. */
 const INDEX_KEY = /^(0|[1-9][0-9]*)$/;
 
-/** `value` with every mapping's keys in code-unit order; undefined if an object cannot hold it. */
+/** What sortedKeys gives for a value whose order an object cannot hold. */
+const UNSORTABLE = Symbol("unsortable");
+
+/** `value` with every mapping's keys in code-unit order, or UNSORTABLE. */
 function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) {
     const items = value.map(sortedKeys);
@@ -141,7 +144,6 @@ function sortedKeys(value: unknown): unknown {
   }
   return out;
 }
-const UNSORTABLE = Symbol("unsortable");
 
 /**
  * One document with every mapping's keys sorted: what the library writes with `sortMapEntries`
