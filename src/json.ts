@@ -7,3 +7,13 @@ export type JsonObject = Record<string, unknown>;
 export function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
+
+/**
+ * A parsed value as a message shows it: a string as it is, anything else as JSON, cut at `max`
+ * characters. Never String(): a member named toString that is not a function (a forged token's
+ * header, say) makes it throw.
+ */
+export function shownValue(value: unknown, max = 100): string {
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? typeof value);
+  return text.length > max ? `${text.slice(0, max)}...` : text;
+}

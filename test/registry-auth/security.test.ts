@@ -160,6 +160,15 @@ describe("forged and invalid JWTs", () => {
     const t = `${b64({ alg: "none", kid: issuer.key.kid })}.${b64({ iss: issuer.issuer, aud: AUDIENCE, sub: "x", exp: now() + 60 })}.`;
     expectRefused(await call(me(), { token: t }));
   });
+  it("an alg or kid that is a list holding a member named toString (found by the token fuzz)", async () => {
+    const claims = b64({ iss: issuer.issuer, aud: AUDIENCE, sub: "x", exp: now() + 60 });
+    for (const header of [
+      { alg: [[true], { toString: "" }], kid: issuer.key.kid },
+      { alg: "RS256", kid: [{ toString: "" }] },
+    ]) {
+      expectRefused(await call(me(), { token: `${b64(header)}.${claims}.c2ln` }));
+    }
+  });
   it("HS256 signed with the provider's public key", async () => {
     const pub: JWK = {
       kty: issuer.key.privateJwk.kty,

@@ -2,6 +2,7 @@
 // on first use, kept in memory, refreshed when they are older than maxAgeMs and when a token
 // names a key id we do not have, at most once per cooldownMs. Never fetched per request.
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from "jose";
+import { shownValue } from "../../json.js";
 import { ProviderFetchError, providerRequest, type ProviderHttpOptions } from "./fetch.js";
 
 export interface KeySetOptions {
@@ -49,7 +50,7 @@ export class ProviderKeySet {
         }
         if (doc.issuer !== this.opts.issuerUrl) {
           throw new ProviderFetchError(
-            `discovery names issuer ${String(doc.issuer)}, not ${this.opts.issuerUrl}`,
+            `discovery names issuer ${shownValue(doc.issuer)}, not ${this.opts.issuerUrl}`,
           );
         }
         this.jwksUrl = doc.jwks_uri;

@@ -2,6 +2,7 @@
 // tokens. Every failure is an Invalid with a reason for the server log only; callers see the
 // RFC 6750 code and nothing else.
 import { decodeProtectedHeader, jwtVerify, type errors as joseErrors, type JWTPayload } from "jose";
+import { shownValue } from "../../json.js";
 import { providerRequest, type ProviderHttpOptions } from "./fetch.js";
 import { ProviderKeySet } from "./keys.js";
 import { providerFile, providerHttp, type ProviderConfig } from "./oauth-settings.js";
@@ -102,7 +103,7 @@ export class TokenProvider {
       return { ok: false, reason: "malformed JWT header" };
     }
     if (!(ALLOWED_ALGORITHMS as readonly string[]).includes(header.alg ?? "")) {
-      return { ok: false, reason: `algorithm ${String(header.alg)} not allowed` };
+      return { ok: false, reason: `algorithm ${shownValue(header.alg)} not allowed` };
     }
     const getKey = await this.keys.resolver();
     if (getKey === undefined) {
@@ -110,7 +111,7 @@ export class TokenProvider {
     }
     if (!this.keys.hasKid(header.kid)) {
       if (!(await this.keys.refreshForUnknownKid()) || !this.keys.hasKid(header.kid)) {
-        return { ok: false, reason: `unknown key id ${String(header.kid)}` };
+        return { ok: false, reason: `unknown key id ${shownValue(header.kid)}` };
       }
     }
     const resolver = (await this.keys.resolver()) ?? getKey;
