@@ -14,15 +14,8 @@ if (older >= 0 && found[older] < FLOOR[older]) {
   );
   process.exit(1);
 }
-// Node's compile cache, on before the first module of ours loads (the CLI's main turns it on
-// too, for the single executable, but by then the modules main imports were compiled without
-// it). NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_COMPILE_CACHE=DIR moves it.
-const { default: nodeModule } = await import("node:module");
-nodeModule.enableCompileCache?.();
 const main = new URL("../build/cli/main.js", import.meta.url);
 // `validate` goes to this installation's validate server when one runs (src/cli/validate-client.ts).
-// Else it validates here: a large input starts again with less memory, and every run holds V8's
-// young generation small while the CLI loads (src/cli/validate-launch.ts).
 let served = false;
 if (process.argv[2] === "validate") {
   const { validatedOnServer } = await import("../build/cli/validate-client.js");
@@ -31,9 +24,19 @@ if (process.argv[2] === "validate") {
     ...process.execArgv,
     process.argv[1],
   ]);
-  if (!served) {
+}
+if (!served) {
+  // Node's compile cache, on before the CLI's modules load (the CLI's main turns it on too, for
+  // the single executable, but by then the modules main imports were compiled without it); not
+  // for a served run, which loads one small module. NODE_DISABLE_COMPILE_CACHE=1 turns it off;
+  // NODE_COMPILE_CACHE=DIR moves it.
+  const { default: nodeModule } = await import("node:module");
+  nodeModule.enableCompileCache?.();
+  // validate on its own: a large input starts again with less memory, and every run holds V8's
+  // young generation small while the CLI loads (src/cli/validate-launch.ts).
+  if (process.argv[2] === "validate") {
     const { prepareValidate } = await import("../build/cli/validate-launch.js");
     prepareValidate(process.argv.slice(2));
   }
+  await import(main.href);
 }
-if (!served) await import(main.href);

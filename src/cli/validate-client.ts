@@ -3,11 +3,10 @@
 // the renderers loaded and compiled, so a small input is validated in a few milliseconds where a
 // fresh process spends some 150 on loading them (docs/validate.md, "The validate server"). When
 // there is none, the run validates on its own and then starts one in the background for the next.
-// Imports Node's own modules and three small modules of ours only: the rest of the CLI is what a
-// served run avoids loading.
-import { createConnection } from "node:net";
-import { isatty } from "node:tty";
-import { LARGE_INPUT_BYTES, inputReaches } from "./input-size.js";
+// Imports Node's own modules and two small modules of ours only: the rest of the CLI is what a
+// served run avoids loading, and a served run of a small input takes about as long as Node's own
+// start, so the client does nothing the server can do instead (the size of the input is
+// measured there).
 import { dropOutputReaderGone } from "./write.js";
 import {
   MAX_MESSAGE_BYTES,
@@ -17,6 +16,10 @@ import {
   type ValidateReply,
   type ValidateRequest,
 } from "./validate-socket.js";
+
+// Node's modules as validate-socket.ts takes them (see there).
+const { createConnection } = process.getBuiltinModule("node:net");
+const { isatty } = process.getBuiltinModule("node:tty");
 
 /** A client waits this long for its server to say something before it validates on its own. */
 const SILENCE_MS = 20_000;
@@ -49,7 +52,16 @@ function requestOf(argv: string[]): ValidateRequest {
   };
 }
 
-/** The server's replies to `request`; rejects when there is no server or it stops answering. */
+/** Whether `reply` is a server's last: nothing is read after it. */
+function isLast(reply: ValidateReply): boolean {
+  return "exitCode" in reply || "declined" in reply || "stopped" in reply;
+}
+
+/**
+ * The server's replies to `request`, up to its last; rejects when there is no server or it stops
+ * answering. The connection is dropped on the last reply, not when the server closes it: the
+ * server's own end of the run is no part of the client's.
+ */
 export function exchange(socket: string, request: ValidateRequest): Promise<ValidateReply[]> {
   return new Promise((resolve, reject) => {
     const connection = createConnection(socket);
@@ -73,7 +85,14 @@ export function exchange(socket: string, request: ValidateRequest): Promise<Vali
       const { lines, rest } = splitLines(buffer + chunk);
       buffer = rest;
       try {
-        for (const line of lines) replies.push(JSON.parse(line) as ValidateReply);
+        for (const line of lines) {
+          const reply = JSON.parse(line) as ValidateReply;
+          replies.push(reply);
+          if (isLast(reply)) {
+            connection.destroy();
+            break;
+          }
+        }
       } catch (err) {
         connection.destroy(err as Error);
       }
@@ -107,9 +126,7 @@ function incomplete(replies: ValidateReply[]): boolean {
  */
 export async function validateOnServer(argv: string[], entry: string): Promise<ServerOutcome> {
   const socket = serverSocket(process.env, entry);
-  // A large input grows a process's memory, which a server would keep: validated here, with
-  // the memory settings of its own (validate-launch.ts).
-  if (socket === undefined || inputReaches(argv, LARGE_INPUT_BYTES)) return { served: false };
+  if (socket === undefined) return { served: false };
   let replies: ValidateReply[];
   try {
     replies = await exchange(socket, requestOf(argv));
@@ -121,10 +138,17 @@ export async function validateOnServer(argv: string[], entry: string): Promise<S
   }
   if (replies.some((r) => "declined" in r) || incomplete(replies)) return { served: false };
   let exitCode = 1;
-  dropOutputReaderGone(); // as main.ts does for a run of its own
+  // As main.ts does for a run of its own, for the streams written to: a stream of standard
+  // output made and not used costs a run that prints nothing (the usual one) a millisecond.
+  const written = new Set<NodeJS.WriteStream>();
   for (const reply of replies) {
     if ("exitCode" in reply) exitCode = reply.exitCode;
-    else if ("stream" in reply) process[reply.stream].write(reply.text);
+    else if ("stream" in reply) {
+      const stream = process[reply.stream];
+      if (!written.has(stream)) dropOutputReaderGone([stream]);
+      written.add(stream);
+      stream.write(reply.text);
+    }
   }
   return { served: true, exitCode };
 }

@@ -7,6 +7,7 @@
 import { unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { reportFailure } from "./failure.js";
+import { LARGE_INPUT_BYTES, inputReaches } from "./input-size.js";
 import {
   MAX_MESSAGE_BYTES,
   PROTOCOL,
@@ -111,6 +112,11 @@ async function declines(request: ValidateRequest): Promise<string | undefined> {
     process.chdir(request.cwd);
   } catch {
     return "a working directory this server cannot enter";
+  }
+  try {
+    // A large input grows a process's memory, which a server would keep: the client validates
+    // it, with memory settings of its own (validate-launch.ts).
+    if (inputReaches(request.argv, LARGE_INPUT_BYTES)) return "a large input";
   } finally {
     process.chdir("/");
   }

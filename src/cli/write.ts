@@ -7,8 +7,10 @@
  * of ours: the rest of the output is dropped and the command's exit code stands. Any other
  * error of standard output or standard error still ends the process.
  */
-export function dropOutputReaderGone(): void {
-  for (const stream of [process.stdout, process.stderr]) {
+export function dropOutputReaderGone(
+  streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr],
+): void {
+  for (const stream of streams) {
     stream.on("error", (err: NodeJS.ErrnoException) => {
       if (err.code !== "EPIPE") throw err;
     });
