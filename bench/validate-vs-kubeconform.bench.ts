@@ -3,6 +3,9 @@
 // alternated in the same loop so that the shared machine's load colours both alike:
 //   validate-vs-kubeconform-small  examples/ (40 resources), the pre-commit case: start-up, as a
 //                                  developer's machine runs it (a validate server running)
+//   validate-vs-kubeconform-small-edited  the same with one file changed before each run of ours,
+//                                  as in a commit: that file is validated and the set rendered
+//                                  again (the server keeps the verdicts on the files that did not)
 //   validate-vs-kubeconform-small-cold  the same where no server is used (CI): a whole start
 //   validate-vs-kubeconform-10k    the bench's 10,000-resource corpus (validate.bench.ts)
 //   validate-peak-rss-10k          our peak resident memory on that corpus, against 100 MB
@@ -11,7 +14,16 @@
 // kinds, which it then skips (examples/ has a few ConfigMaps that validate checks). It checks the
 // schema level only; validate checks CEL rules and references too.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stopServer } from "../src/cli/validate-client.js";
@@ -43,18 +55,20 @@ function run(cmd: string, args: string[], env = process.env): { ms: number; rssM
   return { ms, rssMb: rss === null ? NaN : Number(rss[1]) / 1024 };
 }
 
-/** Alternated runs of the two; medians of each. */
+/** Alternated runs of the two, `before` called (untimed) before each of ours; medians of each. */
 function compare(
   ours: string[],
   theirs: string[],
   rounds: number,
   env: NodeJS.ProcessEnv,
+  before: () => void = () => undefined,
 ): { ours: number; theirs: number; oursRss: number; theirsRss: number } {
   run(process.execPath, ours, env);
   run(KUBECONFORM, theirs);
   const a: { ms: number; rssMb: number }[] = [];
   const b: { ms: number; rssMb: number }[] = [];
   for (let i = 0; i < rounds; i++) {
+    before();
     a.push(run(process.execPath, ours, env));
     b.push(run(KUBECONFORM, theirs));
   }
@@ -131,6 +145,20 @@ try {
     `bench: validate-vs-kubeconform-small ${Math.round(small.ours)} ms ratio=${(small.ours / small.theirs).toFixed(2)} ` +
       `(wall time of validate over kubeconform's on examples/ with a validate server running, ${Math.round(small.ours)} ms vs ` +
       `${Math.round(small.theirs)} ms, medians of ${rounds * 2} alternated runs; target <= 1.0)`,
+  );
+  // One file edited before each run: a new description of the MCPGroup, which synthesis renders.
+  const edited = join(work, "edited");
+  cpSync(join(ROOT, "examples"), edited, { recursive: true });
+  const group = join(edited, "resources", "mcpgroup-engineering.yaml");
+  const original = readFileSync(group, "utf8");
+  let edits = 0;
+  const edit = () =>
+    writeFileSync(group, original.replace(/description: .*/, `description: edit ${++edits}`));
+  const smallEdited = compare([cli, "validate", edited], kc(edited), rounds * 2, served, edit);
+  console.log(
+    `bench: validate-vs-kubeconform-small-edited ${Math.round(smallEdited.ours)} ms ratio=${(smallEdited.ours / smallEdited.theirs).toFixed(2)} ` +
+      `(the same with one file changed before each run of ours, ${Math.round(smallEdited.ours)} ms vs ` +
+      `${Math.round(smallEdited.theirs)} ms, medians of ${rounds * 2} alternated runs)`,
   );
   const smallCold = compare([cli, "validate", "examples"], kc("examples"), rounds * 2, cold);
   console.log(

@@ -7,6 +7,7 @@
 import { unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { reportFailure } from "./failure.js";
+import type { KeptRuns } from "./validate.js";
 import { LARGE_INPUT_BYTES, inputReaches } from "./input-size.js";
 import {
   MAX_MESSAGE_BYTES,
@@ -124,14 +125,14 @@ async function declines(request: ValidateRequest): Promise<string | undefined> {
 }
 
 /** Runs `request`, or sends why not; whether it ran. */
-async function handle(request: ValidateRequest, send: Send): Promise<boolean> {
+async function handle(request: ValidateRequest, send: Send, kept: KeptRuns): Promise<boolean> {
   const why = await declines(request);
   if (why !== undefined) {
     send({ declined: why });
     return false;
   }
   const { main } = await import("./validate.js");
-  send({ exitCode: await asClient(request, send, () => main(request.argv)) });
+  send({ exitCode: await asClient(request, send, () => main(request.argv, kept)) });
   return true;
 }
 
@@ -213,6 +214,9 @@ export async function main(argv: string[]): Promise<number> {
   // Two runs that found no server each start one: the second leaves before loading anything.
   if (await answers(socket)) return 0;
   await preload();
+  // Verdicts, resources and the synthesis check kept from run to run: a client's run reads its
+  // files and validates again only what changed since a run before.
+  const kept = (await import("./validate.js")).keptRuns();
   process.chdir("/");
   let idle: NodeJS.Timeout | undefined;
   const rest = () => {
@@ -231,10 +235,12 @@ export async function main(argv: string[]): Promise<number> {
         setImmediate(() => warmUp(request)); // after the clients
         return;
       }
+      // Every other one validates every file again: a client's run does when its files change.
+      const keptOrNot = warmUps % 2 === 0 ? kept : undefined;
       await asClient(
         request,
         () => undefined,
-        async () => (await import("./validate.js")).main(request.argv),
+        async () => (await import("./validate.js")).main(request.argv, keptOrNot),
       );
       if (++warmUps < WARM_UP_RUNS) setImmediate(() => warmUp(request));
     });
@@ -253,7 +259,7 @@ export async function main(argv: string[]): Promise<number> {
         if (request.stop === true) {
           send({ stopped: { runs } });
           server.close();
-        } else if (await handle(request, send)) {
+        } else if (await handle(request, send, kept)) {
           if (++runs === 1) setImmediate(() => warmUp(request));
         }
       }

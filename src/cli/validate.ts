@@ -13,12 +13,14 @@ import {
   formatReport,
   isFormat,
   type Format,
+  KeptByText,
   type Report,
 } from "../validate/index.js";
 import { resourceLabel } from "../validate/resource.js";
 import { holdYoungGeneration, youngGenerationCap } from "../infra/young-generation.js";
-import { loadPaths } from "../synth/load.js";
+import { type KeptFiles, loadPaths } from "../synth/load.js";
 import type { Resource } from "../synth/model.js";
+import type { SynthIssue } from "../synth/issues.js";
 
 const USAGE = `Usage: mcpfleet validate [options] [PATH|-]...
 
@@ -57,7 +59,11 @@ inside a directory given is not read; name it to validate it. See mcpfleet docs 
  * The report with what synthesis would say of a valid set (a resource that renders nothing, a
  * backend reached without credentials), so CI finds it before `synth` or the controller do.
  */
-async function withSynthesisIssues(report: Report, resources: Resource[]): Promise<Report> {
+async function withSynthesisIssues(
+  report: Report,
+  resources: Resource[],
+  kept: KeptRuns | undefined,
+): Promise<Report> {
   // Imported here: an invalid set, or --no-synth, does not pay for loading the renderers.
   const [{ reportWithIssues }, { synthesisIssues }, { DEFAULT_SYNTH_OPTIONS }] = await Promise.all([
     import("../synth/issues.js"),
@@ -68,7 +74,27 @@ async function withSynthesisIssues(report: Report, resources: Resource[]): Promi
   const rendered = resources.filter(
     (r) => !skipped.has(resourceLabel({ ...r.metadata, kind: r.kind })),
   );
-  return reportWithIssues(report, synthesisIssues(rendered, DEFAULT_SYNTH_OPTIONS));
+  if (kept === undefined)
+    return reportWithIssues(report, synthesisIssues(rendered, DEFAULT_SYNTH_OPTIONS));
+  // The same resources render the same: the check is made again only when one of them changed.
+  const key = JSON.stringify(rendered);
+  if (kept.synthesis?.resources !== key) {
+    kept.synthesis = { resources: key, issues: synthesisIssues(rendered, DEFAULT_SYNTH_OPTIONS) };
+  }
+  return reportWithIssues(report, kept.synthesis.issues);
+}
+
+/**
+ * What a process that runs validate again and again (the validate server) keeps between runs:
+ * the verdicts on files and the resources in them, by text (see KeptByText), and the synthesis
+ * check's last issues with the resources it was made on.
+ */
+export interface KeptRuns extends KeptFiles {
+  synthesis?: { resources: string; issues: readonly SynthIssue[] };
+}
+
+export function keptRuns(): KeptRuns {
+  return { verdicts: new KeptByText(), resources: new KeptByText() };
 }
 
 /** Fewer files than this are validated too fast for a progress line to be worth drawing. */
@@ -159,6 +185,7 @@ async function validateInputs(
   unknownFields: UnknownFields,
   paths: string[],
   notices: string[],
+  kept: KeptRuns | undefined,
 ): Promise<Report> {
   const progress = progressLine(process.stderr);
   // V8's young generation may grow, file by file, up to its cap; from the last file on (the
@@ -166,23 +193,27 @@ async function validateInputs(
   const capYoungGeneration = youngGenerationCap();
   let loaded;
   try {
-    loaded = await loadPaths(paths, {
-      namespace: values.namespace,
-      unknownFields,
-      ignoreMissingSchemas: values["ignore-missing-schemas"],
-      allowMissingRefs: values["allow-missing-refs"],
-      registryConfig: values["registry-config"],
-      kube: values.kube,
-      crdPaths: values.crd ?? [],
-      skipKinds: kindList(values.skip),
-      rejectKinds: kindList(values.reject),
-      onSkippedDir: (dir) => notices.push(skippedDirNotice("validate", dir)),
-      onProgress: (done, total) => {
-        capYoungGeneration();
-        // A few files take less time than reading a progress line would.
-        if (total >= PROGRESS_MIN_FILES) progress.update(`validate: ${done}/${total} files`);
+    loaded = await loadPaths(
+      paths,
+      {
+        namespace: values.namespace,
+        unknownFields,
+        ignoreMissingSchemas: values["ignore-missing-schemas"],
+        allowMissingRefs: values["allow-missing-refs"],
+        registryConfig: values["registry-config"],
+        kube: values.kube,
+        crdPaths: values.crd ?? [],
+        skipKinds: kindList(values.skip),
+        rejectKinds: kindList(values.reject),
+        onSkippedDir: (dir) => notices.push(skippedDirNotice("validate", dir)),
+        onProgress: (done, total) => {
+          capYoungGeneration();
+          // A few files take less time than reading a progress line would.
+          if (total >= PROGRESS_MIN_FILES) progress.update(`validate: ${done}/${total} files`);
+        },
       },
-    });
+      kept,
+    );
   } finally {
     progress.done();
     holdYoungGeneration();
@@ -190,7 +221,7 @@ async function validateInputs(
   // Synthesis needs the whole set: with references allowed to be missing, the input is a part.
   const synth = values.synth && !values["allow-missing-refs"] && !values["registry-config"];
   return loaded.valid && synth
-    ? withSynthesisIssues(loaded.report, loaded.resources)
+    ? withSynthesisIssues(loaded.report, loaded.resources, kept)
     : loaded.report;
 }
 
@@ -209,7 +240,8 @@ function notify(report: Report, notices: string[], emptyIsFine: boolean, inputs:
   }
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** `kept`: what the validate server keeps between the runs it serves (see KeptRuns). */
+export async function main(argv: string[], kept?: KeptRuns): Promise<number> {
   const { values, positionals } = parseValidateArgs(argv);
   if (values.help) {
     console.log(USAGE);
@@ -219,7 +251,7 @@ export async function main(argv: string[]): Promise<number> {
   const inputs = chooseInputs("validate", positionals);
   if (inputs.notice !== undefined) process.stderr.write(`${inputs.notice}\n`);
   const notices: string[] = [];
-  const report = await validateInputs(values, unknownFields, inputs.paths, notices);
+  const report = await validateInputs(values, unknownFields, inputs.paths, notices, kept);
   notify(report, notices, values["allow-empty"], describeInputs(inputs));
   const text = formatReport(report, output, {
     summary: values.summary,

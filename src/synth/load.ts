@@ -4,7 +4,12 @@
 // not resources to synthesize and are left out.
 import { splitPointer } from "../json-pointer.js";
 import { API_GROUP, type SchemaSet, defaultSchemaSet, isKind } from "../schema/index.js";
-import { validateReadPaths, validateTexts } from "../validate/index.js";
+import {
+  type FileVerdict,
+  type KeptByText,
+  validateReadPaths,
+  validateTexts,
+} from "../validate/index.js";
 import { DEFAULT_OPTIONS, type Report, type ValidateOptions } from "../validate/types.js";
 import { parseDocuments } from "../yaml/documents.js";
 import type { Resource } from "./model.js";
@@ -99,17 +104,43 @@ function hasErrors(report: Report): boolean {
   return report.resources.some((r) => r.errors.length > 0);
 }
 
-/** Validates and loads files and directories (`-` for standard input, read once). */
+/**
+ * What a process that loads again and again (the validate server) keeps of files between its
+ * runs, by text: their verdicts (see validatePaths) and the resources in them.
+ */
+export interface KeptFiles {
+  verdicts: KeptByText<FileVerdict>;
+  resources: KeptByText<Resource[]>;
+}
+
+/**
+ * Validates and loads files and directories (`-` for standard input, read once); with `kept`,
+ * a file read as it was in a run before is neither validated nor parsed again.
+ */
 export async function loadPaths(
   paths: readonly string[],
   options: Partial<ValidateOptions> = {},
+  kept?: KeptFiles,
 ): Promise<LoadResult> {
   const namespace = options.namespace ?? DEFAULT_OPTIONS.namespace;
   // The texts validated are the texts loaded: each file is read once.
-  const { report, files } = await validateReadPaths(paths, { ...loadOptions(options), namespace });
+  const { report, files } = await validateReadPaths(
+    paths,
+    { ...loadOptions(options), namespace },
+    defaultSchemaSet(),
+    kept?.verdicts,
+  );
   const valid = !hasErrors(report);
   const prune = pruning(options);
-  const resources = valid ? files.flatMap((f) => resourcesOfText(f.text, namespace, prune)) : [];
+  const settings = JSON.stringify([namespace, prune !== undefined]);
+  const resourcesOf = (f: { name: string; text: string }): Resource[] => {
+    const found = kept?.resources.find(f.name, f.text, settings);
+    if (found !== undefined) return found;
+    const resources = resourcesOfText(f.text, namespace, prune);
+    kept?.resources.keep(f.name, f.text, settings, resources);
+    return resources;
+  };
+  const resources = valid ? files.flatMap(resourcesOf) : [];
   return { report, valid, resources };
 }
 

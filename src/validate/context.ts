@@ -34,6 +34,18 @@ export function newContext(options: ValidateOptions, set: SchemaSet): Context {
   };
 }
 
+/**
+ * A context for validating one file alone, within `run`: its own reference and enforceServers
+ * levels, whose resources and notes are adopted into the run's afterwards (file-verdict.ts).
+ */
+export function fileContext(run: Context): Context {
+  return {
+    ...run,
+    references: new ReferenceLevel({ allowMissingRefs: run.options.allowMissingRefs }),
+    enforce: new EnforceServersLevel(),
+  };
+}
+
 /** A function that returns the first string equal to each one it is given (a copy of its own). */
 function interner(): (s: string) => string {
   const seen = new Map<string, string>();

@@ -5,7 +5,8 @@
 // and on the two-core development machine, shared with other work, two workers took about 1.45
 // times the CPU time of one thread and were no faster (docs/validate.md).
 import { Worker } from "node:worker_threads";
-import type { PoolReply, PoolTask, PooledFile } from "./pool-protocol.js";
+import type { FileVerdict } from "./file-verdict.js";
+import type { PoolReply, PoolTask } from "./pool-protocol.js";
 
 /** Threads to use: the number asked for, at most one per file; 1 means no pool. */
 export function poolSize(files: number, requested: number | undefined): number {
@@ -27,8 +28,8 @@ function startWorker(): Worker {
  * results come back in task order. Rejects when a worker fails (the caller then validates in
  * its own thread): that error never escapes the run, so it carries no catalogue code.
  */
-export async function runPool(tasks: readonly PoolTask[], threads: number): Promise<PooledFile[]> {
-  const out = new Array<PooledFile>(tasks.length);
+export async function runPool(tasks: readonly PoolTask[], threads: number): Promise<FileVerdict[]> {
+  const out = new Array<FileVerdict>(tasks.length);
   const workers: Worker[] = [];
   let next = 0;
   try {

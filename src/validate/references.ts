@@ -179,11 +179,13 @@ export class ReferenceLevel {
     if (facts.auth !== undefined) {
       r.auth = facts.auth;
       if (r.auth.server !== undefined || r.auth.external !== undefined) {
-        // Noted now, while the document is at hand (the rules run at the end).
-        if (r.auth.server !== undefined)
-          r.auth.serverAt = at.doc.locate(at.prefix + SERVER_POINTER);
+        // Noted now, while the document is at hand (the rules run at the end); a verdict
+        // adopted (file-verdict.ts) has them already.
+        if (r.auth.server !== undefined) {
+          r.auth.serverAt ??= at.doc.locate(at.prefix + SERVER_POINTER);
+        }
         if (r.auth.external !== undefined) {
-          r.auth.externalAt = at.doc.locate(at.prefix + EXTERNAL_POINTER);
+          r.auth.externalAt ??= at.doc.locate(at.prefix + EXTERNAL_POINTER);
         }
         this.authUsers.push(r);
       }

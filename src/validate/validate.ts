@@ -3,9 +3,10 @@
 // resource. Nothing here throws for bad input: every problem is a reported issue.
 import { McpfleetError } from "../errors.js";
 import { type SchemaSet, defaultSchemaSet } from "../schema/index.js";
-import { type Context, newContext } from "./context.js";
+import { type Context, fileContext, newContext } from "./context.js";
+import { type FileVerdict, adoptVerdict, fileVerdict, verdictSettings } from "./file-verdict.js";
 import { issueLine } from "./format.js";
-import { adoptPooledFile, validateInPool } from "./pooled.js";
+import { validateInPool } from "./pooled.js";
 import {
   STDIN_PATH,
   collectInputs,
@@ -27,14 +28,21 @@ import {
   type ValidateOptions,
 } from "./types.js";
 import { fileResult, validateText } from "./validate-text.js";
+import type { KeptByText } from "./kept-by-text.js";
 
-/** Validates the files and directories named by `paths` (`-` for stdin; none means `.`). */
+/**
+ * Validates the files and directories named by `paths` (`-` for stdin; none means `.`).
+ * `verdicts`: verdicts on files from earlier runs of this process (the validate server): a file
+ * read with the text and settings of one is not validated again, and each verdict is kept for
+ * the runs after (see KeptByText).
+ */
 export async function validatePaths(
   paths: readonly string[],
   options: Partial<ValidateOptions> = {},
   set: SchemaSet = defaultSchemaSet(),
+  verdicts?: KeptByText<FileVerdict>,
 ): Promise<Report> {
-  return (await validateInputs(paths, options, set, false)).report;
+  return (await validateInputs(paths, options, set, false, verdicts)).report;
 }
 
 /** A report, and the text of each file it was made from, in input order. */
@@ -53,8 +61,9 @@ export function validateReadPaths(
   paths: readonly string[],
   options: Partial<ValidateOptions> = {},
   set: SchemaSet = defaultSchemaSet(),
+  verdicts?: KeptByText<FileVerdict>,
 ): Promise<ValidatedTexts> {
-  return validateInputs(paths, options, set, true);
+  return validateInputs(paths, options, set, true, verdicts);
 }
 
 /**
@@ -66,11 +75,15 @@ async function validateInputs(
   options: Partial<ValidateOptions>,
   set: SchemaSet,
   keepTexts: boolean,
+  verdicts: KeptByText<FileVerdict> | undefined,
 ): Promise<ValidatedTexts> {
   const opts: ValidateOptions = { ...DEFAULT_OPTIONS, ...options };
   const ctx = newContext(opts, set);
   const results: ResourceResult[] = [];
   const files: { name: string; text: string }[] = [];
+  // Verdicts are kept for the default schema set only: another set is not part of their key.
+  const settings =
+    verdicts === undefined || set !== defaultSchemaSet() ? undefined : verdictSettings(opts);
   const inputs = collectInputs(paths.length > 0 ? paths : ["."], opts.onSkippedDir);
   const pooled = await validateInPool(inputs, opts, set);
   let checked = 0;
@@ -87,7 +100,7 @@ async function validateInputs(
     }
     const done = pooled?.get(i);
     if (done !== undefined) {
-      results.push(...adoptPooledFile(done, ctx));
+      results.push(...adoptVerdict(done, ctx));
       if (keepTexts) files.push({ name: input.name, text: done.text });
       continue;
     }
@@ -102,12 +115,35 @@ async function validateInputs(
       results.push(fileResult(input.name, read.message, read.kind === "io" ? "io" : "parse"));
       continue;
     }
-    results.push(...(await validateText(input.name, read.text, ctx, read.again)));
+    if (settings !== undefined && verdicts !== undefined) {
+      const verdict = await keptVerdict(verdicts, settings, input.name, read, ctx);
+      results.push(...adoptVerdict(verdict, ctx));
+    } else {
+      results.push(...(await validateText(input.name, read.text, ctx, read.again)));
+    }
     if (keepTexts) files.push({ name: input.name, text: read.text });
   }
   await finish(ctx, results);
   const report = { resources: results, summary: summarise(results) };
   return { report, files: report.summary.errors > 0 ? [] : files };
+}
+
+/**
+ * The verdict on a file read, from an earlier run of this process when it had this text under
+ * these settings; else made now, and kept.
+ */
+async function keptVerdict(
+  verdicts: KeptByText<FileVerdict>,
+  settings: string,
+  name: string,
+  read: { text: string; again?: () => string | undefined },
+  ctx: Context,
+): Promise<FileVerdict> {
+  const kept = verdicts.find(name, read.text, settings);
+  if (kept !== undefined) return kept;
+  const verdict = await fileVerdict(name, read.text, fileContext(ctx), read.again);
+  verdicts.keep(name, read.text, settings, verdict);
+  return verdict;
 }
 
 /** Validates documents given as text (one "file"); the reference level sees only these. */

@@ -142,6 +142,43 @@ describe("the validate server", () => {
     expect(await stop(socket)).toBe(cases.length);
   });
 
+  it("validates again what changed since a run before: every verdict is the one a run alone reaches", async () => {
+    const env = serverEnv();
+    const dir = tempDir("mcpfleet-server-edits-");
+    const socket = socketOf(env);
+    startServer(socket, env);
+    await waitForServer(socket);
+    const server = (spec: Record<string, unknown> = {}) =>
+      yamlDocs(res("MCPServer", "s", { image: "ghcr.io/x/s:1", groupRef: "g", ...spec }));
+    const steps: [string, Record<string, string>, string[], number][] = [
+      [
+        "a valid set",
+        { "group.yaml": yamlDocs(res("MCPGroup", "g")), "server.yaml": server() },
+        [],
+        0,
+      ],
+      // The reference breaks in a file that did not change: the reference level sees every file.
+      ["the group renamed", { "group.yaml": yamlDocs(res("MCPGroup", "h")) }, [], 1],
+      ["the group back as it was", { "group.yaml": yamlDocs(res("MCPGroup", "g")) }, [], 0],
+      [
+        "a configuration synthesis renders nothing for",
+        { "server.yaml": server({ oidcConfig: { type: "configMap", configMap: { name: "o" } } }) },
+        [],
+        1,
+      ],
+      ["an unknown field", { "server.yaml": server({ colour: "red" }) }, [], 1],
+      ["the same file, unknown fields allowed", {}, ["--unknown-fields", "warn"], 0],
+      ["and refused again", {}, [], 1],
+    ];
+    for (const [what, files, args, status] of steps) {
+      writeTree(dir, files);
+      const alone = await validate(["--summary", ...args, dir], cold(env));
+      expect(alone.status, what).toBe(status);
+      expect(await validate(["--summary", ...args, dir], env), what).toEqual(alone);
+    }
+    expect(await stop(socket)).toBe(steps.length);
+  });
+
   it("drops the output a reader that went away no longer takes, as a run of its own does", async () => {
     const env = serverEnv();
     const socket = socketOf(env);
