@@ -114,6 +114,19 @@ function startServer(socket: string, env: NodeJS.ProcessEnv): ChildProcess {
   return child;
 }
 
+/** A server of a test's own, listening: its clients' environment, its socket and its process. */
+async function listeningServer(): Promise<{
+  env: NodeJS.ProcessEnv;
+  socket: string;
+  server: ChildProcess;
+}> {
+  const env = serverEnv();
+  const socket = socketOf(env);
+  const server = startServer(socket, env);
+  await waitForServer(socket);
+  return { env, socket, server };
+}
+
 describe("the validate server", () => {
   it("runs each run as the client's own process would: output, streams, colour, exit code", async () => {
     const env = serverEnv();
@@ -143,11 +156,8 @@ describe("the validate server", () => {
   });
 
   it("validates again what changed since a run before: every verdict is the one a run alone reaches", async () => {
-    const env = serverEnv();
+    const { env, socket } = await listeningServer();
     const dir = tempDir("mcpfleet-server-edits-");
-    const socket = socketOf(env);
-    startServer(socket, env);
-    await waitForServer(socket);
     const server = (spec: Record<string, unknown> = {}) =>
       yamlDocs(res("MCPServer", "s", { image: "ghcr.io/x/s:1", groupRef: "g", ...spec }));
     const steps: [string, Record<string, string>, string[], number][] = [
@@ -180,10 +190,7 @@ describe("the validate server", () => {
   });
 
   it("drops the output a reader that went away no longer takes, as a run of its own does", async () => {
-    const env = serverEnv();
-    const socket = socketOf(env);
-    startServer(socket, env);
-    await waitForServer(socket);
+    const { env, socket } = await listeningServer();
     // More JSON than a pipe holds (64 KiB), to a reader that closes before reading any.
     const many = writeTree(
       tempDir("mcpfleet-server-many-"),
@@ -213,10 +220,7 @@ describe("the validate server", () => {
   });
 
   it("leaves standard input and a large input to the client", async () => {
-    const env = serverEnv();
-    const socket = socketOf(env);
-    startServer(socket, env);
-    await waitForServer(socket);
+    const { env, socket } = await listeningServer();
     const yaml = yamlDocs(res("MCPServer", "a", { image: 7, transport: "stdio" }));
     expect(await validate(["-"], env, yaml)).toEqual(await validate(["-"], cold(env), yaml));
     expect(await validate([], env, yaml)).toEqual(await validate([], cold(env), yaml));
@@ -230,10 +234,7 @@ describe("the validate server", () => {
   });
 
   it("takes over the socket a killed server left; the run in between validates alone", async () => {
-    const env = serverEnv();
-    const socket = socketOf(env);
-    const killed = startServer(socket, env);
-    await waitForServer(socket);
+    const { env, socket, server: killed } = await listeningServer();
     killed.kill("SIGKILL");
     await new Promise((r) => killed.once("exit", r));
     expect(existsSync(socket)).toBe(true);
@@ -275,10 +276,7 @@ describe("the validate server", () => {
   });
 
   it("leaves at once when another server already answers (two runs started one each)", async () => {
-    const env = serverEnv();
-    const socket = socketOf(env);
-    startServer(socket, env);
-    await waitForServer(socket);
+    const { env, socket } = await listeningServer();
     const second = startServer(socket, env);
     const code = await new Promise((r) => second.once("exit", r));
     expect(code).toBe(0);
@@ -287,10 +285,7 @@ describe("the validate server", () => {
   });
 
   it("closes a connection that does not send a request, and goes on serving", async () => {
-    const env = serverEnv();
-    const socket = socketOf(env);
-    startServer(socket, env);
-    await waitForServer(socket);
+    const { env, socket } = await listeningServer();
     for (const junk of ["not json\n", "{}\n", `${"x".repeat(2 * 1024 * 1024)}`]) {
       const replies = await new Promise<string>((resolve) => {
         const c = createConnection(socket);
